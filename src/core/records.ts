@@ -1,0 +1,346 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+
+/**
+ * The record store: every match (a Mia round, a Dame game, ...) with its seats, events, result and
+ * the wire log of its connections. Writes are queued and flushed in one transaction every
+ * `flushMs`, so a busy server never waits for the disk per message; `close()` flushes the rest.
+ */
+
+export type MatchStatus = 'running' | 'finished' | 'aborted';
+
+export interface SeatRecord {
+  seat: number;
+  name: string;
+  kind: string;
+  address?: string | undefined;
+}
+
+export interface MatchRecord {
+  id: string;
+  game: string;
+  seed: string | null;
+  status: MatchStatus;
+  startedAt: number;
+  endedAt: number | null;
+  result: unknown;
+  meta: unknown;
+  seats: SeatRecord[];
+}
+
+export interface EventRecord {
+  seq: number;
+  at: number;
+  seat: number | null;
+  type: string;
+  data: unknown;
+}
+
+export interface WireRecord {
+  seq: number;
+  at: number;
+  conn: string;
+  dir: 'in' | 'out';
+  data: string;
+}
+
+export interface MatchDetail extends MatchRecord {
+  events: EventRecord[];
+  wire: WireRecord[];
+}
+
+export interface ListOptions {
+  game?: string | undefined;
+  status?: MatchStatus | undefined;
+  limit?: number | undefined;
+  before?: number | undefined;
+}
+
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE matches (
+     id TEXT PRIMARY KEY,
+     game TEXT NOT NULL,
+     seed TEXT,
+     status TEXT NOT NULL,
+     started_at INTEGER NOT NULL,
+     ended_at INTEGER,
+     result TEXT,
+     meta TEXT
+   );
+   CREATE INDEX matches_game_started ON matches (game, started_at DESC);
+   CREATE TABLE seats (
+     match_id TEXT NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+     seat INTEGER NOT NULL,
+     name TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     address TEXT,
+     PRIMARY KEY (match_id, seat)
+   );
+   CREATE INDEX seats_name ON seats (name);
+   CREATE TABLE events (
+     match_id TEXT NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+     seq INTEGER NOT NULL,
+     at INTEGER NOT NULL,
+     seat INTEGER,
+     type TEXT NOT NULL,
+     data TEXT,
+     PRIMARY KEY (match_id, seq)
+   );
+   CREATE TABLE wire (
+     id INTEGER PRIMARY KEY,
+     match_id TEXT,
+     game TEXT NOT NULL,
+     conn TEXT NOT NULL,
+     at INTEGER NOT NULL,
+     dir TEXT NOT NULL,
+     data TEXT NOT NULL
+   );
+   CREATE INDEX wire_match ON wire (match_id, id);
+   CREATE INDEX wire_conn ON wire (game, conn, id);
+   CREATE TABLE scores (
+     game TEXT NOT NULL,
+     player TEXT NOT NULL,
+     points INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL,
+     PRIMARY KEY (game, player)
+   );`,
+];
+
+type Op = () => void;
+
+export class RecordStore {
+  private readonly db: Database.Database;
+  private queue: Op[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private readonly eventSeq = new Map<string, number>();
+  private closed = false;
+  private readonly stmts;
+
+  constructor(
+    file: string,
+    private readonly flushMs = 50,
+  ) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.migrate();
+    this.stmts = {
+      insertMatch: this.db.prepare(
+        'INSERT INTO matches (id, game, seed, status, started_at, meta) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      insertSeat: this.db.prepare('INSERT INTO seats (match_id, seat, name, kind, address) VALUES (?, ?, ?, ?, ?)'),
+      insertEvent: this.db.prepare(
+        'INSERT INTO events (match_id, seq, at, seat, type, data) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      insertWire: this.db.prepare('INSERT INTO wire (match_id, game, conn, at, dir, data) VALUES (?, ?, ?, ?, ?, ?)'),
+      finish: this.db.prepare('UPDATE matches SET status = ?, ended_at = ?, result = ? WHERE id = ?'),
+      upsertScore: this.db.prepare(
+        `INSERT INTO scores (game, player, points, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (game, player) DO UPDATE SET points = excluded.points, updated_at = excluded.updated_at`,
+      ),
+    };
+    // A match still "running" in the file was cut off by a crash or a kill: say so.
+    this.db
+      .prepare("UPDATE matches SET status = 'aborted', result = ? WHERE status = 'running'")
+      .run(JSON.stringify({ reason: 'server stopped before the match ended' }));
+  }
+
+  static newMatchId(game: string, now = Date.now()): string {
+    return `${game}-${now.toString(36)}-${randomBytes(4).toString('hex')}`;
+  }
+
+  get schemaVersion(): number {
+    return Number(this.db.pragma('user_version', { simple: true }));
+  }
+
+  private migrate(): void {
+    const version = Number(this.db.pragma('user_version', { simple: true }));
+    for (let v = version; v < MIGRATIONS.length; v++) {
+      const sql = MIGRATIONS[v] as string;
+      this.db.transaction(() => {
+        this.db.exec(sql);
+        this.db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+  }
+
+  private enqueue(op: Op): void {
+    if (this.closed) return;
+    this.queue.push(op);
+    if (this.queue.length >= 5000) this.flush();
+    else if (this.timer === null) {
+      this.timer = setTimeout(() => this.flush(), this.flushMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes everything queued in one transaction. */
+  flush(): void {
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (this.queue.length === 0) return;
+    const ops = this.queue;
+    this.queue = [];
+    this.db.transaction(() => {
+      for (const op of ops) op();
+    })();
+  }
+
+  startMatch(input: {
+    id?: string;
+    game: string;
+    seed?: string | number | null;
+    startedAt: number;
+    seats: SeatRecord[];
+    meta?: unknown;
+  }): string {
+    const id = input.id ?? RecordStore.newMatchId(input.game, input.startedAt);
+    const seed = input.seed === undefined || input.seed === null ? null : String(input.seed);
+    const meta = input.meta === undefined ? null : JSON.stringify(input.meta);
+    const seats = input.seats.map((s) => ({ ...s }));
+    this.eventSeq.set(id, 0);
+    this.enqueue(() => {
+      this.stmts.insertMatch.run(id, input.game, seed, 'running', input.startedAt, meta);
+      for (const s of seats) this.stmts.insertSeat.run(id, s.seat, s.name, s.kind, s.address ?? null);
+    });
+    return id;
+  }
+
+  addEvent(matchId: string, event: { at: number; seat?: number | null; type: string; data?: unknown }): void {
+    const seq = (this.eventSeq.get(matchId) ?? 0) + 1;
+    this.eventSeq.set(matchId, seq);
+    const data = event.data === undefined ? null : JSON.stringify(event.data);
+    this.enqueue(() => this.stmts.insertEvent.run(matchId, seq, event.at, event.seat ?? null, event.type, data));
+  }
+
+  /** One wire message. `conn` names the connection (an address, or `*` for a message to all). */
+  addWire(entry: { matchId: string | null; game: string; conn: string; at: number; dir: 'in' | 'out'; data: string }): void {
+    this.enqueue(() =>
+      this.stmts.insertWire.run(entry.matchId, entry.game, entry.conn, entry.at, entry.dir, entry.data),
+    );
+  }
+
+  finishMatch(matchId: string, end: { status: Exclude<MatchStatus, 'running'>; endedAt: number; result: unknown }): void {
+    this.eventSeq.delete(matchId);
+    const result = JSON.stringify(end.result);
+    this.enqueue(() => this.stmts.finish.run(end.status, end.endedAt, result, matchId));
+  }
+
+  setScores(game: string, scores: ReadonlyMap<string, number>, at: number): void {
+    const rows = [...scores];
+    this.enqueue(() => {
+      for (const [player, points] of rows) this.stmts.upsertScore.run(game, player, points, at);
+    });
+  }
+
+  getScores(game: string): Map<string, number> {
+    this.flush();
+    const rows = this.db.prepare('SELECT player, points FROM scores WHERE game = ? ORDER BY player').all(game) as {
+      player: string;
+      points: number;
+    }[];
+    return new Map(rows.map((r) => [r.player, r.points]));
+  }
+
+  listMatches(options: ListOptions = {}): MatchRecord[] {
+    this.flush();
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (options.game !== undefined) {
+      where.push('game = ?');
+      args.push(options.game);
+    }
+    if (options.status !== undefined) {
+      where.push('status = ?');
+      args.push(options.status);
+    }
+    if (options.before !== undefined) {
+      where.push('started_at < ?');
+      args.push(options.before);
+    }
+    const sql = `SELECT * FROM matches ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
+                 ORDER BY started_at DESC, rowid DESC LIMIT ?`;
+    args.push(Math.min(Math.max(options.limit ?? 50, 1), 1000));
+    const rows = this.db.prepare(sql).all(...args) as MatchRow[];
+    return rows.map((r) => this.toMatch(r));
+  }
+
+  getMatch(id: string): MatchDetail | null {
+    this.flush();
+    const row = this.db.prepare('SELECT * FROM matches WHERE id = ?').get(id) as MatchRow | undefined;
+    if (!row) return null;
+    const events = (
+      this.db.prepare('SELECT seq, at, seat, type, data FROM events WHERE match_id = ? ORDER BY seq').all(id) as {
+        seq: number;
+        at: number;
+        seat: number | null;
+        type: string;
+        data: string | null;
+      }[]
+    ).map((e) => ({ ...e, data: e.data === null ? null : (JSON.parse(e.data) as unknown) }));
+    const wire = this.db
+      .prepare('SELECT id AS seq, at, conn, dir, data FROM wire WHERE match_id = ? ORDER BY id')
+      .all(id) as WireRecord[];
+    return { ...this.toMatch(row), events, wire };
+  }
+
+  /** The latest wire messages of one connection (newest last). */
+  wireOf(game: string, conn: string, limit = 200): WireRecord[] {
+    this.flush();
+    const rows = this.db
+      .prepare('SELECT id AS seq, at, conn, dir, data FROM wire WHERE game = ? AND conn = ? ORDER BY id DESC LIMIT ?')
+      .all(game, conn, limit) as WireRecord[];
+    return rows.reverse();
+  }
+
+  countMatches(game?: string): number {
+    this.flush();
+    const row = (
+      game === undefined
+        ? this.db.prepare('SELECT COUNT(*) AS n FROM matches').get()
+        : this.db.prepare('SELECT COUNT(*) AS n FROM matches WHERE game = ?').get(game)
+    ) as { n: number };
+    return row.n;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    this.db.close();
+  }
+
+  private toMatch(r: MatchRow): MatchRecord {
+    const seats = this.db
+      .prepare('SELECT seat, name, kind, address FROM seats WHERE match_id = ? ORDER BY seat')
+      .all(r.id) as SeatRecord[];
+    return {
+      id: r.id,
+      game: r.game,
+      seed: r.seed,
+      status: r.status as MatchStatus,
+      startedAt: r.started_at,
+      endedAt: r.ended_at,
+      result: r.result === null ? null : (JSON.parse(r.result) as unknown),
+      meta: r.meta === null ? null : (JSON.parse(r.meta) as unknown),
+      seats: seats.map((s) => ({ seat: s.seat, name: s.name, kind: s.kind, address: s.address ?? undefined })),
+    };
+  }
+}
+
+interface MatchRow {
+  id: string;
+  game: string;
+  seed: string | null;
+  status: string;
+  started_at: number;
+  ended_at: number | null;
+  result: string | null;
+  meta: string | null;
+}

@@ -1,0 +1,153 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/core/clock.js';
+import { ConfigError, envName } from '../../src/core/config.js';
+import { LineFramer } from '../../src/core/framing.js';
+import { RecordStore } from '../../src/core/records.js';
+import { nextInt, Rng, rngState } from '../../src/core/rng.js';
+import { DEFAULT_SETTINGS, loadSettings } from '../../src/config.js';
+
+describe('LineFramer', () => {
+  it('splits lines across chunks and strips CR', () => {
+    const f = new LineFramer(100);
+    expect(f.push(Buffer.from('ab'))).toEqual([]);
+    expect(f.push(Buffer.from('c\r\nde\nf'))).toEqual([
+      { kind: 'line', line: 'abc' },
+      { kind: 'line', line: 'de' },
+    ]);
+    expect(f.buffered).toBe(1);
+  });
+
+  it('reports an overlong line once and resynchronises at the next newline', () => {
+    const f = new LineFramer(10);
+    expect(f.push(Buffer.from('x'.repeat(8)))).toEqual([]);
+    expect(f.push(Buffer.from('y'.repeat(8)))).toEqual([]);
+    expect(f.overflowing).toBe(true);
+    expect(f.push(Buffer.from('zz\nok\n'))).toEqual([
+      { kind: 'overlong', bytes: 18 },
+      { kind: 'line', line: 'ok' },
+    ]);
+  });
+
+  it('gives the same lines however the stream is cut (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.stringMatching(/^[a-z ]{0,12}$/), { maxLength: 20 }), fc.array(fc.nat(40)), (lines, cuts) => {
+        const data = Buffer.from(lines.map((l) => l + '\n').join(''));
+        const f = new LineFramer(12);
+        const out: string[] = [];
+        let at = 0;
+        for (const c of [...cuts, data.length]) {
+          const end = Math.min(data.length, at + c);
+          for (const item of f.push(data.subarray(at, end))) if (item.kind === 'line') out.push(item.line);
+          at = end;
+        }
+        expect(out).toEqual(lines);
+      }),
+    );
+  });
+});
+
+describe('rng', () => {
+  it('is deterministic per seed and serializable', () => {
+    const a = Rng.seeded('x');
+    const seq = Array.from({ length: 10 }, () => a.int(1, 6));
+    const b = Rng.seeded('x');
+    expect(Array.from({ length: 10 }, () => b.int(1, 6))).toEqual(seq);
+    const saved = a.state();
+    const next = a.int(0, 1000);
+    expect(Rng.fromState(JSON.parse(JSON.stringify(saved)) as number[]).int(0, 1000)).toBe(next);
+    const [v1, s1] = nextInt(rngState(5), 1, 6);
+    const [v2] = nextInt(rngState(5), 1, 6);
+    expect(v1).toBe(v2);
+    expect(s1).not.toEqual(rngState(5));
+  });
+
+  it('draws roughly uniformly', () => {
+    const r = Rng.seeded(1);
+    const counts = [0, 0, 0, 0, 0, 0];
+    for (let i = 0; i < 60000; i++) counts[r.int(0, 5)]!++;
+    for (const c of counts) expect(Math.abs(c - 10000)).toBeLessThan(400);
+    expect(r.shuffle([1, 2, 3, 4]).sort()).toEqual([1, 2, 3, 4]);
+  });
+});
+
+describe('VirtualClock', () => {
+  it('fires timers in order, intervals repeatedly, and not when cancelled', () => {
+    const c = new VirtualClock();
+    const log: string[] = [];
+    c.setTimeout(() => log.push(`a@${c.now()}`), 30);
+    const t = c.setTimeout(() => log.push('never'), 20);
+    c.setInterval(() => log.push(`i@${c.now()}`), 25);
+    t.cancel();
+    c.advance(60);
+    expect(log).toEqual(['i@25', 'a@30', 'i@50']);
+    expect(c.now()).toBe(60);
+  });
+});
+
+describe('config', () => {
+  const dir = () => mkdtempSync(join(tmpdir(), 'spielhalle-config-'));
+
+  it('derives environment names from the settings', () => {
+    expect(envName(['games', 'mia', 'answerTimeoutMs'])).toBe('SPIELHALLE_MIA_ANSWER_TIMEOUT_MS');
+    expect(envName(['web', 'port'])).toBe('SPIELHALLE_WEB_PORT');
+    expect(envName(['dataDir'])).toBe('SPIELHALLE_DATA_DIR');
+  });
+
+  it('layers flags over environment over file over defaults', () => {
+    const cwd = dir();
+    writeFileSync(join(cwd, 'spielhalle.config.json'), JSON.stringify({ web: { port: 8181 }, games: { mia: { port: 9100, heartbeatMs: 1000 } } }));
+    const { config, file } = loadSettings({ cwd, env: { SPIELHALLE_MIA_PORT: '9200', SPIELHALLE_BOTS: 'false' }, flags: { games: { mia: { heartbeatMs: 500 } } } });
+    expect(file).toBe(join(cwd, 'spielhalle.config.json'));
+    expect(config.web.port).toBe(8181);
+    expect(config.games.mia.port).toBe(9200);
+    expect(config.games.mia.heartbeatMs).toBe(500);
+    expect(config.bots).toBe(false);
+    expect(config.games.mia.answerTimeoutMs).toBe(DEFAULT_SETTINGS.games.mia.answerTimeoutMs);
+  });
+
+  it('names the offending key and where it came from', () => {
+    const cwd = dir();
+    expect(() => loadSettings({ cwd, env: { SPIELHALLE_MIA_PORT: '70000' } })).toThrow(/games\.mia\.port.*SPIELHALLE_MIA_PORT/);
+    expect(() => loadSettings({ cwd, env: { SPIELHALLE_WEB_PORT: 'eighty' } })).toThrow(ConfigError);
+    writeFileSync(join(cwd, 'spielhalle.config.json'), JSON.stringify({ games: { mia: { colour: 'red' } } }));
+    expect(() => loadSettings({ cwd })).toThrow(/games\.mia.*colour|colour/);
+    writeFileSync(join(cwd, 'spielhalle.config.json'), '{ nope');
+    expect(() => loadSettings({ cwd })).toThrow(/not valid JSON/);
+    expect(() => loadSettings({ cwd, file: 'missing.json' })).toThrow(/not found/);
+  });
+});
+
+describe('RecordStore', () => {
+  it('migrates, stores matches with seats, events and wire log, and lists them newest first', () => {
+    const file = join(dir2(), 'records.db');
+    const store = new RecordStore(file);
+    expect(store.schemaVersion).toBe(1);
+    const a = store.startMatch({ game: 'mia', seed: 7, startedAt: 1000, seats: [{ seat: 0, name: 'x', kind: 'player' }] });
+    store.addEvent(a, { at: 1001, seat: 0, type: 'roll' });
+    store.addWire({ matchId: a, game: 'mia', conn: '127.0.0.1:5', at: 1002, dir: 'in', data: 'ROLL;t' });
+    store.finishMatch(a, { status: 'finished', endedAt: 1003, result: { winner: 'x' } });
+    const b = store.startMatch({ game: 'mia', startedAt: 2000, seats: [] });
+    store.close();
+
+    const again = new RecordStore(file);
+    const list = again.listMatches({ game: 'mia' });
+    expect(list.map((m) => m.id)).toEqual([b, a]);
+    // b was still running when the store closed: it is marked aborted on reopening
+    expect(list[0]!.status).toBe('aborted');
+    const detail = again.getMatch(a)!;
+    expect(detail).toMatchObject({ seed: '7', status: 'finished', endedAt: 1003, result: { winner: 'x' } });
+    expect(detail.events).toEqual([{ seq: 1, at: 1001, seat: 0, type: 'roll', data: null }]);
+    expect(detail.wire).toMatchObject([{ conn: '127.0.0.1:5', dir: 'in', data: 'ROLL;t' }]);
+    expect(again.wireOf('mia', '127.0.0.1:5')).toHaveLength(1);
+    expect(again.getMatch('nope')).toBeNull();
+    again.close();
+  });
+});
+
+function dir2() {
+  return mkdtempSync(join(tmpdir(), 'spielhalle-records-'));
+}

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../../src/core/log.js';
+import { registry } from '../../../src/core/metrics.js';
+import { RecordStore } from '../../../src/core/records.js';
+import { MIA_DEFAULTS, MiaServer } from '../../../src/games/mia/server.js';
+import { UdpPeer } from '../../support/udp.js';
+
+/** The Mia server over real UDP sockets on 127.0.0.1. */
+
+let server: MiaServer;
+let store: RecordStore;
+const peers: UdpPeer[] = [];
+
+async function peer(): Promise<UdpPeer> {
+  const p = await UdpPeer.open(server.port);
+  peers.push(p);
+  return p;
+}
+
+async function player(name: string): Promise<UdpPeer> {
+  const p = await peer();
+  p.send(`REGISTER;${name}`);
+  await p.expect('REGISTERED');
+  return p;
+}
+
+/** Plays honestly whenever asked: JOIN, ROLL, announce the truth. */
+function autoplay(p: UdpPeer, options: { answerTurns: boolean } = { answerTurns: true }): void {
+  p.socket.on('message', (msg) => {
+    const line = msg.toString();
+    if (line.startsWith('ROUND STARTING;')) p.send(`JOIN;${p.token(line)}`);
+    else if (line.startsWith('YOUR TURN;') && options.answerTurns) p.send(`ROLL;${p.token(line)}`);
+    else if (line.startsWith('ROLLED;')) {
+      const [, dice, token] = line.split(';');
+      p.send(`ANNOUNCE;${dice!};${token!}`);
+    }
+  });
+}
+
+beforeEach(async () => {
+  store = new RecordStore(':memory:');
+  server = new MiaServer({ ...MIA_DEFAULTS, host: '127.0.0.1', port: 0, waitRecheckMs: 50, startEarly: true, seed: 't', log: silentLogger, store });
+  await server.start();
+});
+
+afterEach(async () => {
+  await Promise.all(peers.splice(0).map((p) => p.close()));
+  await server.stop();
+  store.close();
+});
+
+describe('Mia server over UDP', () => {
+  it('plays rounds between real sockets, spectators see everything public', async () => {
+    const spec = await peer();
+    spec.send('REGISTER_SPECTATOR;watcher');
+    await spec.expect('REGISTERED');
+    const a = await player('alice');
+    const b = await player('bob');
+    autoplay(a);
+    autoplay(b);
+    await spec.expect(/^ROUND STARTED;\d+;(alice,bob|bob,alice)$/);
+    await spec.expect(/^PLAYER LOST;(alice|bob);[A-Z_]+$/, 3000);
+    await spec.expect(/^SCORE;alice:\d+,bob:\d+$/);
+    expect(spec.lines.some((l) => l.startsWith('ROLLED') || l.startsWith('ROUND STARTING') || l.startsWith('YOUR TURN'))).toBe(false);
+    expect(a.lines.filter((l) => l.startsWith('ROLLED')).length + b.lines.filter((l) => l.startsWith('ROLLED')).length).toBeGreaterThan(0);
+    expect(server.info()).toMatchObject({ game: 'mia', status: 'running', clients: 3 });
+    store.flush();
+    expect(store.listMatches({ game: 'mia', status: 'finished' }).length).toBeGreaterThan(0);
+  });
+
+  it('survives fuzzed bytes, overlong datagrams and unknown commands while others play on', async () => {
+    const a = await player('alice');
+    const b = await player('bob');
+    autoplay(a);
+    autoplay(b);
+    const evil = await peer();
+    for (let i = 0; i < 300; i++) {
+      evil.send(randomBytes(1 + (i % 200)));
+      if (i % 50 === 0) evil.send(Buffer.alloc(8000, 0x41));
+      if (i % 30 === 0) evil.send(`ROLL;${i}`);
+      if (i % 40 === 0) evil.send('ANNOUNCE');
+    }
+    // UDP may drop datagrams while the socket buffer is full of junk: let it drain first.
+    await new Promise((r) => setTimeout(r, 50));
+    evil.send('REGISTER');
+    await evil.expect('REJECTED;INVALID_NAME');
+    await a.expect(/^PLAYER LOST;/, 3000);
+    const scored = a.lines.length;
+    await a.expect(/^SCORE;/, 3000, scored);
+    evil.send('ECHO;still;here');
+    await evil.expect('ECHOING;stillhere');
+    const metrics = await registry.metrics();
+    expect(metrics).toMatch(/spielhalle_bad_input_total\{game="mia",reason="too-long"\} [1-9]/);
+  });
+
+  it('drops a flood from one address without disturbing the others', async () => {
+    const a = await player('alice');
+    const b = await player('bob');
+    autoplay(a);
+    autoplay(b);
+    const flooder = await peer();
+    for (let i = 0; i < 3000; i++) flooder.send('ECHO;x');
+    await new Promise((r) => setTimeout(r, 300));
+    const echoes = flooder.lines.filter((l) => l === 'ECHOING;x').length;
+    expect(echoes).toBeGreaterThan(100);
+    expect(echoes).toBeLessThan(1000); // the burst allowance is 2 × 200, plus what refills meanwhile
+    const before = a.lines.length;
+    await a.expect(/^PLAYER LOST;/, 3000, before);
+  });
+
+  it('a client that vanishes mid-turn loses by timeout and the game goes on', async () => {
+    const a = await player('alice');
+    const b = await player('bob');
+    const c = await player('carol');
+    autoplay(a);
+    autoplay(b);
+    autoplay(c, { answerTurns: false }); // joins rounds, then never answers YOUR TURN
+    await a.expect(/^PLAYER LOST;carol;DID_NOT_TAKE_TURN$/, 5000);
+    await c.close();
+    peers.splice(peers.indexOf(c), 1);
+    const from = a.lines.length;
+    await a.expect(/^PLAYER LOST;/, 5000, from);
+  });
+
+  it('refuses to start on a port that is taken, with the reason', async () => {
+    const second = new MiaServer({ ...MIA_DEFAULTS, host: '127.0.0.1', port: server.port, seed: 1, log: silentLogger, store: null });
+    await expect(second.start()).rejects.toThrow(/EADDRINUSE/);
+    expect(second.info().status).toBe('failed');
+  });
+});
