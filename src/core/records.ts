@@ -1,12 +1,17 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
 /**
  * The record store: every match (a Mia round, a Dame game, ...) with its seats, events, result and
- * the wire log of its connections. Writes are queued and flushed in one transaction every
- * `flushMs`, so a busy server never waits for the disk per message; `close()` flushes the rest.
+ * the wire log of its connections. Writes are queued as plain rows and, every `flushMs`, handed to
+ * a writer thread that inserts them in one transaction, so a busy server neither waits for the
+ * disk nor for SQLite. Reads flush first and wait until the writer has committed everything
+ * queued before them; `close()` does the same and then stops the writer.
+ * An in-memory store (tests) writes on the calling thread.
  */
 
 export type MatchStatus = 'running' | 'finished' | 'aborted';
@@ -108,7 +113,40 @@ const MIGRATIONS: readonly string[] = [
    );`,
 ];
 
-type Op = () => void;
+/** One queued write: a statement name and its parameters. */
+type Op = [keyof typeof SQL, ...(string | number | null)[]];
+
+const SQL = {
+  match: 'INSERT INTO matches (id, game, seed, status, started_at, meta) VALUES (?, ?, ?, ?, ?, ?)',
+  seat: 'INSERT INTO seats (match_id, seat, name, kind, address) VALUES (?, ?, ?, ?, ?)',
+  event: 'INSERT INTO events (match_id, seq, at, seat, type, data) VALUES (?, ?, ?, ?, ?, ?)',
+  wire: 'INSERT INTO wire (match_id, game, conn, at, dir, data) VALUES (?, ?, ?, ?, ?, ?)',
+  finish: 'UPDATE matches SET status = ?, ended_at = ?, result = ? WHERE id = ?',
+  score: `INSERT INTO scores (game, player, points, updated_at) VALUES (?, ?, ?, ?)
+          ON CONFLICT (game, player) DO UPDATE SET points = excluded.points, updated_at = excluded.updated_at`,
+} as const;
+
+/** The writer thread (plain JS, so it runs the same from src/ under tests and from dist/). */
+const WRITER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+db.pragma('foreign_keys = ON');
+const stmts = {};
+for (const [name, sql] of Object.entries(workerData.sql)) stmts[name] = db.prepare(sql);
+const done = new Int32Array(workerData.done);
+const write = db.transaction((ops) => { for (const [name, ...args] of ops) stmts[name].run(...args); });
+parentPort.on('message', (m) => {
+  if (m.ops.length) {
+    try { write(m.ops); } catch (err) { parentPort.postMessage({ error: String(err && err.message || err) }); }
+  }
+  if (m.close) db.close();
+  Atomics.store(done, 0, m.seq);
+  Atomics.notify(done, 0);
+});
+`;
 
 export class RecordStore {
   private readonly db: Database.Database;
@@ -116,7 +154,10 @@ export class RecordStore {
   private timer: NodeJS.Timeout | null = null;
   private readonly eventSeq = new Map<string, number>();
   private closed = false;
-  private readonly stmts;
+  private readonly stmts: Record<keyof typeof SQL, Database.Statement>;
+  private readonly writer: Worker | null = null;
+  private readonly done = new Int32Array(new SharedArrayBuffer(4));
+  private sent = 0;
 
   constructor(
     file: string,
@@ -128,26 +169,31 @@ export class RecordStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
     this.migrate();
-    this.stmts = {
-      insertMatch: this.db.prepare(
-        'INSERT INTO matches (id, game, seed, status, started_at, meta) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
-      insertSeat: this.db.prepare('INSERT INTO seats (match_id, seat, name, kind, address) VALUES (?, ?, ?, ?, ?)'),
-      insertEvent: this.db.prepare(
-        'INSERT INTO events (match_id, seq, at, seat, type, data) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
-      insertWire: this.db.prepare('INSERT INTO wire (match_id, game, conn, at, dir, data) VALUES (?, ?, ?, ?, ?, ?)'),
-      finish: this.db.prepare('UPDATE matches SET status = ?, ended_at = ?, result = ? WHERE id = ?'),
-      upsertScore: this.db.prepare(
-        `INSERT INTO scores (game, player, points, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (game, player) DO UPDATE SET points = excluded.points, updated_at = excluded.updated_at`,
-      ),
-    };
+    this.stmts = Object.fromEntries(Object.entries(SQL).map(([k, sql]) => [k, this.db.prepare(sql)])) as Record<
+      keyof typeof SQL,
+      Database.Statement
+    >;
     // A match still "running" in the file was cut off by a crash or a kill: say so.
     this.db
       .prepare("UPDATE matches SET status = 'aborted', result = ? WHERE status = 'running'")
       .run(JSON.stringify({ reason: 'server stopped before the match ended' }));
+    if (file !== ':memory:') {
+      this.writer = new Worker(WRITER, {
+        eval: true,
+        workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), sql: SQL, done: this.done.buffer },
+      });
+      this.writer.on('message', (m: { error?: string }) => {
+        if (m.error !== undefined) this.onWriteError(new Error(m.error));
+      });
+      this.writer.on('error', (err) => this.onWriteError(err));
+      this.writer.unref();
+    }
   }
+
+  /** Called when a batch could not be written (the server goes on; the caller decides how loud). */
+  onWriteError: (err: Error) => void = (err) => {
+    process.stderr.write(`record store: write failed: ${err.message}\n`);
+  };
 
   static newMatchId(game: string, now = Date.now()): string {
     return `${game}-${now.toString(36)}-${randomBytes(4).toString('hex')}`;
@@ -171,25 +217,43 @@ export class RecordStore {
   private enqueue(op: Op): void {
     if (this.closed) return;
     this.queue.push(op);
-    if (this.queue.length >= 5000) this.flush();
+    if (this.queue.length >= 5000) this.send();
     else if (this.timer === null) {
-      this.timer = setTimeout(() => this.flush(), this.flushMs);
+      this.timer = setTimeout(() => this.send(), this.flushMs);
       this.timer.unref();
     }
   }
 
-  /** Writes everything queued in one transaction. */
-  flush(): void {
+  /** Hands what is queued to the writer (or writes it here, for an in-memory store). */
+  private send(close = false): void {
     if (this.timer !== null) {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    if (this.queue.length === 0) return;
     const ops = this.queue;
     this.queue = [];
+    if (this.writer) {
+      if (ops.length === 0 && !close) return;
+      this.writer.postMessage({ ops, seq: ++this.sent, close });
+      return;
+    }
+    if (ops.length === 0) return;
     this.db.transaction(() => {
-      for (const op of ops) op();
+      for (const [name, ...args] of ops) this.stmts[name].run(...args);
     })();
+  }
+
+  /** Waits until everything queued so far is committed. */
+  flush(close = false): void {
+    this.send(close);
+    if (!this.writer) return;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const done = Atomics.load(this.done, 0);
+      if (done >= this.sent) return;
+      if (Date.now() > deadline) throw new Error('record store: the writer did not finish in 30 s');
+      Atomics.wait(this.done, 0, done, 1000);
+    }
   }
 
   startMatch(input: {
@@ -205,10 +269,8 @@ export class RecordStore {
     const meta = input.meta === undefined ? null : JSON.stringify(input.meta);
     const seats = input.seats.map((s) => ({ ...s }));
     this.eventSeq.set(id, 0);
-    this.enqueue(() => {
-      this.stmts.insertMatch.run(id, input.game, seed, 'running', input.startedAt, meta);
-      for (const s of seats) this.stmts.insertSeat.run(id, s.seat, s.name, s.kind, s.address ?? null);
-    });
+    this.enqueue(['match', id, input.game, seed, 'running', input.startedAt, meta]);
+    for (const s of seats) this.enqueue(['seat', id, s.seat, s.name, s.kind, s.address ?? null]);
     return id;
   }
 
@@ -216,27 +278,22 @@ export class RecordStore {
     const seq = (this.eventSeq.get(matchId) ?? 0) + 1;
     this.eventSeq.set(matchId, seq);
     const data = event.data === undefined ? null : JSON.stringify(event.data);
-    this.enqueue(() => this.stmts.insertEvent.run(matchId, seq, event.at, event.seat ?? null, event.type, data));
+    this.enqueue(['event', matchId, seq, event.at, event.seat ?? null, event.type, data]);
   }
 
   /** One wire message. `conn` names the connection (an address, or `*` for a message to all). */
   addWire(entry: { matchId: string | null; game: string; conn: string; at: number; dir: 'in' | 'out'; data: string }): void {
-    this.enqueue(() =>
-      this.stmts.insertWire.run(entry.matchId, entry.game, entry.conn, entry.at, entry.dir, entry.data),
-    );
+    this.enqueue(['wire', entry.matchId, entry.game, entry.conn, entry.at, entry.dir, entry.data]);
   }
 
   finishMatch(matchId: string, end: { status: Exclude<MatchStatus, 'running'>; endedAt: number; result: unknown }): void {
     this.eventSeq.delete(matchId);
     const result = JSON.stringify(end.result);
-    this.enqueue(() => this.stmts.finish.run(end.status, end.endedAt, result, matchId));
+    this.enqueue(['finish', end.status, end.endedAt, result, matchId]);
   }
 
   setScores(game: string, scores: ReadonlyMap<string, number>, at: number): void {
-    const rows = [...scores];
-    this.enqueue(() => {
-      for (const [player, points] of rows) this.stmts.upsertScore.run(game, player, points, at);
-    });
+    for (const [player, points] of scores) this.enqueue(['score', game, player, points, at]);
   }
 
   getScores(game: string): Map<string, number> {
@@ -311,8 +368,9 @@ export class RecordStore {
 
   close(): void {
     if (this.closed) return;
-    this.flush();
+    this.flush(true);
     this.closed = true;
+    void this.writer?.terminate();
     this.db.close();
   }
 

@@ -40,6 +40,9 @@ export const MIA_DEFAULTS = {
   floodPerSecond: 200,
 } as const;
 
+const inCounter = messagesTotal.labels({ game: 'mia', dir: 'in' });
+const outCounter = messagesTotal.labels({ game: 'mia', dir: 'out' });
+
 interface Bucket {
   tokens: number;
   at: number;
@@ -86,9 +89,6 @@ export class MiaServer implements GameServer {
     this.status = 'starting';
     const socket = createSocket({ type: 'udp4', reuseAddr: false });
     socket.on('message', (msg, rinfo) => this.onDatagram(msg, rinfo));
-    socket.on('error', (err) => {
-      this.log.error({ err }, 'socket error');
-    });
     await new Promise<void>((resolve, reject) => {
       const onError = (err: Error) => {
         this.status = 'failed';
@@ -98,6 +98,8 @@ export class MiaServer implements GameServer {
       socket.once('error', onError);
       socket.bind(this.o.port, this.o.host, () => {
         socket.off('error', onError);
+        // A bind failure is reported once, by the caller; errors after that are only logged.
+        socket.on('error', (err) => this.log.error({ err }, 'socket error'));
         resolve();
       });
     });
@@ -201,11 +203,11 @@ export class MiaServer implements GameServer {
         if (b && (b.dropped & (b.dropped - 1)) === 0) this.log.warn({ from: key, dropped: b.dropped }, 'flood: dropping datagrams');
         return;
       }
-      messagesTotal.inc({ game: 'mia', dir: 'in' });
+      inCounter.inc();
       const log = this.connLog(key);
       const parsed = parseClient(msg);
       const shown = msg.length > 200 ? msg.subarray(0, 200).toString('utf8') + '…' : msg.toString('utf8');
-      logWire(log, 'in', shown);
+      if (log.isLevelEnabled('debug')) logWire(log, 'in', shown);
       if (!parsed.ok) {
         badInputTotal.inc({ game: 'mia', reason: parsed.error.code });
         log.debug({ error: parsed.error }, 'dropped datagram');
@@ -224,13 +226,16 @@ export class MiaServer implements GameServer {
     }
   }
 
-  private send(to: Address, line: string): void {
+  /** Sends one line to every address in `to`: encoded once, no per-datagram callback. */
+  private send(to: readonly Address[], line: string): void {
     const socket = this.socket;
-    if (!socket) return;
-    messagesTotal.inc({ game: 'mia', dir: 'out' });
-    logWire(this.connLog(addressKey(to)), 'out', line);
-    socket.send(line, to.port, to.address, (err) => {
-      if (err) this.log.debug({ err, to: addressKey(to) }, 'send failed');
-    });
+    if (!socket || to.length === 0) return;
+    outCounter.inc(to.length);
+    const data = Buffer.from(line, 'utf8');
+    const debug = this.o.log.isLevelEnabled('debug');
+    for (const a of to) {
+      if (debug) logWire(this.connLog(addressKey(a)), 'out', line);
+      socket.send(data, a.port, a.address);
+    }
   }
 }

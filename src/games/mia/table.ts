@@ -36,7 +36,8 @@ export interface TableOptions {
   clock: Clock;
   log: Logger;
   store: RecordStore | null;
-  send: (to: Address, line: string) => void;
+  /** Sends one line to each of `to` (one address, or every recipient of a broadcast). */
+  send: (to: readonly Address[], line: string) => void;
   tokens?: () => string;
   /** Fixes turn orders and dice (golden transcript tests); whatever it leaves undefined is random. */
   deal?: {
@@ -484,14 +485,16 @@ export class MiaTable {
 
   private sendTo(to: Address, message: ServerMessage, matchId: string | null): void {
     const line = formatServer(message);
-    this.o.send(to, line);
+    this.o.send([to], line);
     this.o.store?.addWire({ matchId, game: GAME, conn: addressKey(to), at: this.o.clock.now(), dir: 'out', data: line });
   }
 
   /** To every registered client, spectators included, in registration order. */
   private broadcast(message: ServerMessage, record: boolean, matchId: string | null = null): void {
     const line = formatServer(message);
-    for (const c of this.clients.values()) this.o.send(c.addr, line);
+    const to: Address[] = [];
+    for (const c of this.clients.values()) to.push(c.addr);
+    this.o.send(to, line);
     if (!record) return;
     this.round?.log.push(line);
     this.o.publish?.('line', { line });

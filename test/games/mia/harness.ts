@@ -27,7 +27,9 @@ export class Harness {
       clock: this.clock,
       log: silentLogger,
       store: null,
-      send: (to, line) => this.inbox(to).push(line),
+      send: (to, line) => {
+        for (const a of to) this.inbox(a).push(line);
+      },
       tokens: () => `tok-${++this.tokenCount}`,
       deal: {
         order: () => this.orders.shift(),

@@ -424,3 +424,25 @@ describe('records', () => {
     store.close();
   });
 });
+
+describe('replay', () => {
+  it('replays recorded rounds through the rules and finds a tampered record', async () => {
+    const { verifyRound } = await import('../../../src/games/mia/replay.js');
+    const store = new RecordStore(':memory:');
+    const h = twoPlayers({ store });
+    h.fixDice('6,5', '4,1');
+    startRound(h, ['bob', 'alice'], [{ addr: A }, { addr: B }]);
+    h.say(B, `ROLL;${h.lastToken(B)}`);
+    h.say(B, `ANNOUNCE;6,5;${h.lastToken(B)}`);
+    h.say(A, `ROLL;${h.lastToken(A)}`);
+    h.say(A, `ANNOUNCE;1,1;${h.lastToken(A)}`);
+    h.say(B, `SEE;${h.lastToken(B)}`);
+    h.table.stop();
+    const id = store.listMatches({ game: 'mia', status: 'finished' })[0]!.id;
+    const detail = store.getMatch(id)!;
+    expect(verifyRound(detail)).toEqual({ checked: true, problems: [] });
+    const tampered = { ...detail, result: { ...(detail.result as object), losers: ['bob'] } };
+    expect(verifyRound(tampered).problems).toEqual(['losers: recorded bob, replayed alice']);
+    store.close();
+  });
+});

@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// `npm test`: typecheck, lint, build, then every vitest suite (unit, integration over real
+// sockets on 127.0.0.1, browser in headless Chromium). Ends with the plain line
+// `N passed, N failed`, counting each check and each test.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+let passed = 0;
+let failed = 0;
+const failures = [];
+
+function step(name, cmd, args) {
+  process.stdout.write(`\n== ${name}\n`);
+  const started = Date.now();
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, FORCE_COLOR: '0' } });
+  const ok = r.status === 0;
+  process.stdout.write(`== ${name}: ${ok ? 'ok' : 'FAILED'} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+  return ok;
+}
+
+function check(name, cmd, args) {
+  if (step(name, cmd, args)) passed++;
+  else {
+    failed++;
+    failures.push(name);
+  }
+}
+
+check('typecheck (server, tests, benches)', bin('tsc'), ['-p', 'tsconfig.json']);
+check('typecheck (dashboard)', bin('tsc'), ['-p', 'web/tsconfig.json']);
+check('lint', bin('eslint'), ['--max-warnings=0', '.']);
+check('build', process.execPath, [join(root, 'scripts', 'build.mjs')]);
+
+mkdirSync(join(root, 'test-results'), { recursive: true });
+const report = join(root, 'test-results', 'vitest.json');
+const extra = process.argv.slice(2);
+step('tests (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...extra]);
+if (existsSync(report)) {
+  const r = JSON.parse(readFileSync(report, 'utf8'));
+  passed += r.numPassedTests;
+  failed += r.numFailedTests;
+  // A suite that fails to load has no tests to count: count it as a failure.
+  for (const s of r.testResults ?? []) {
+    if (s.status === 'failed' && (s.assertionResults ?? []).every((a) => a.status !== 'failed')) {
+      failed++;
+      failures.push(`suite ${s.name.replace(root + '/', '')}: ${String(s.message ?? '').split('\n')[0]}`);
+    }
+    for (const a of s.assertionResults ?? []) if (a.status === 'failed') failures.push(`${s.name.replace(root + '/', '')} › ${a.fullName}`);
+  }
+  if (r.numTotalTests === 0) {
+    failed++;
+    failures.push('vitest ran no test');
+  }
+} else {
+  failed++;
+  failures.push('vitest wrote no report');
+}
+
+if (failures.length) process.stdout.write(`\nFailed:\n${failures.map((f) => `  - ${f}`).join('\n')}\n`);
+process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,169 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError, Option } from 'commander';
+import { loadSettings, recordsFile, type Settings } from './config.js';
+import { ConfigError } from './core/config.js';
+import { UsageError } from './core/errors.js';
+import { RecordStore, type MatchDetail } from './core/records.js';
+import { findGame, GAMES } from './games/registry.js';
+import { serve, StartError } from './serve.js';
+
+/** `spielhalle <command>`. Exit codes: 0 ok, 1 failure, 2 usage error. */
+
+function port(value: string, flag: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new UsageError(`${flag} must be a port number (0–65535), got "${value}"`);
+  return n;
+}
+
+interface GlobalOptions {
+  config?: string;
+  dataDir?: string;
+  logLevel?: string;
+  logFile?: string;
+}
+
+function settingsFrom(global: GlobalOptions, flags: Record<string, unknown> = {}): Settings {
+  const top: Record<string, unknown> = { ...flags };
+  if (global.dataDir !== undefined) top.dataDir = global.dataDir;
+  if (global.logLevel !== undefined) top.logLevel = global.logLevel;
+  if (global.logFile !== undefined) top.logFile = global.logFile;
+  return loadSettings({ flags: top, file: global.config }).config;
+}
+
+function openStore(global: GlobalOptions): RecordStore {
+  return new RecordStore(recordsFile(settingsFrom(global)));
+}
+
+export function buildProgram(): Command {
+  const program = new Command('spielhalle')
+    .description('Servers, bots and a dashboard for five turn-based network games over their original course protocols')
+    .version('0.1.0')
+    .option('--config <file>', 'settings file (default: ./spielhalle.config.json when present)')
+    .option('--data-dir <dir>', 'where the record store lives (default ./data)')
+    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (debug logs every wire message)')
+    .option('--log-file <file>', 'write logs as JSON lines to this file instead of stderr')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(text.trimEnd().replace(/^error: /, 'spielhalle: ') + '\n') })
+    .showSuggestionAfterError(true);
+
+  const serveCmd = program
+    .command('serve')
+    .description('start the game servers, the dashboard and house bots (all games, or the ones named with --game)')
+    .addOption(new Option('--game <name...>', 'only these games').choices(GAMES.map((g) => g.name)))
+    .option('--host <host>', 'address the game servers listen on (default 127.0.0.1)')
+    .option('--web-port <port>', 'dashboard port (default 8080)')
+    .option('--web-host <host>', 'dashboard address (default 127.0.0.1)')
+    .option('--no-web', 'do not start the dashboard')
+    .option('--no-bots', 'start no house bots')
+    .option('--seed <seed>', 'seed for dice, shuffles and boards (default: new each start)');
+  for (const g of GAMES) serveCmd.option(`--${g.name}-port <port>`, `${g.title} port`);
+  serveCmd.action(async (opts: Record<string, unknown>, cmd: Command) => {
+    const global = cmd.optsWithGlobals<GlobalOptions>();
+    const flags: Record<string, unknown> = { web: {}, games: {} };
+    const web = flags.web as Record<string, unknown>;
+    const games = flags.games as Record<string, Record<string, unknown>>;
+    if (typeof opts.host === 'string') flags.host = opts.host;
+    if (typeof opts.seed === 'string') flags.seed = opts.seed;
+    if (opts.bots === false) flags.bots = false;
+    if (opts.web === false) web.enabled = false;
+    if (typeof opts.webPort === 'string') web.port = port(opts.webPort, '--web-port');
+    if (typeof opts.webHost === 'string') web.host = opts.webHost;
+    for (const g of GAMES) {
+      const p = opts[`${g.name}Port`];
+      if (typeof p === 'string') games[g.name] = { port: port(p, `--${g.name}-port`) };
+    }
+    const settings = settingsFrom(global, flags);
+    const running = await serve(settings, (opts.game as string[] | undefined) ?? []);
+    running.lifecycle.handleSignals();
+    const lines = running.servers.map((s) => {
+      const i = s.info();
+      return `  ${i.title.padEnd(22)} ${i.transport} ${i.host}:${i.port}`;
+    });
+    if (running.webPort !== null) lines.unshift(`  ${'Dashboard'.padEnd(22)} http://${settings.web.host}:${running.webPort}/`);
+    process.stderr.write(`Spielhalle is running (Ctrl-C stops it; records in ${recordsFile(settings)}):\n${lines.join('\n')}\n`);
+  });
+
+  const bot = program.command('bot').description('run one of our bots against any server of that game');
+  for (const g of GAMES) g.registerCommands?.(bot, program);
+
+  program
+    .command('replay')
+    .description('show a recorded match: seats, events, the wire log, and a check against the rules')
+    .argument('<match-id>', 'id as shown in the dashboard or by `spielhalle matches`')
+    .option('--json', 'print the whole record as JSON')
+    .action((id: string, opts: { json?: boolean }, cmd: Command) => {
+      const store = openStore(cmd.optsWithGlobals<GlobalOptions>());
+      try {
+        const match = store.getMatch(id);
+        if (!match) throw new UsageError(`no match with id "${id}" in ${recordsFile(settingsFrom(cmd.optsWithGlobals<GlobalOptions>()))}`);
+        if (opts.json) process.stdout.write(JSON.stringify(match, null, 2) + '\n');
+        else process.stdout.write(formatReplay(match));
+        const check = findGame(match.game)?.verify?.(match);
+        if (check?.checked && check.problems.length > 0) {
+          process.stderr.write(`spielhalle: the record does not replay: ${check.problems.join('; ')}\n`);
+          process.exitCode = 1;
+        }
+      } finally {
+        store.close();
+      }
+    });
+
+  program
+    .command('matches')
+    .description('list recorded matches, newest first')
+    .option('--game <name>', 'only this game')
+    .option('--limit <n>', 'how many', '20')
+    .action((opts: { game?: string; limit: string }, cmd: Command) => {
+      const limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive number, got "${opts.limit}"`);
+      const store = openStore(cmd.optsWithGlobals<GlobalOptions>());
+      try {
+        for (const m of store.listMatches({ game: opts.game, limit })) {
+          const when = new Date(m.startedAt).toISOString();
+          process.stdout.write(`${m.id}  ${when}  ${m.status.padEnd(8)}  ${m.seats.map((s) => s.name).join(', ')}\n`);
+        }
+      } finally {
+        store.close();
+      }
+    });
+  return program;
+}
+
+export function formatReplay(m: MatchDetail): string {
+  const out: string[] = [];
+  out.push(`match ${m.id} (${m.game}), ${m.status}, started ${new Date(m.startedAt).toISOString()}${m.seed !== null ? `, seed ${m.seed}` : ''}`);
+  out.push(`seats: ${m.seats.map((s) => `${s.seat}:${s.name}${s.address ? `@${s.address}` : ''}`).join('  ')}`);
+  out.push(`result: ${JSON.stringify(m.result)}`);
+  out.push('', 'events:');
+  for (const e of m.events) out.push(`  +${String(e.at - m.startedAt).padStart(5)}ms  ${e.seat === null ? '   ' : `#${e.seat} `} ${e.type}${e.data === null ? '' : ' ' + JSON.stringify(e.data)}`);
+  out.push('', 'wire (in = client to server, out = server to client, * = to every client):');
+  for (const w of m.wire) out.push(`  +${String(w.at - m.startedAt).padStart(5)}ms  ${w.conn.padEnd(21)} ${w.dir === 'in' ? '->' : '<-'} ${w.data}`);
+  return out.join('\n') + '\n';
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      process.stderr.write(`spielhalle: ${err.message}\n`);
+      return 2;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`spielhalle: ${message}\n`);
+    if (process.env.SPIELHALLE_DEBUG && err instanceof Error && !(err instanceof StartError)) process.stderr.write(`${err.stack ?? ''}\n`);
+    return 1;
+  }
+}
+
+const invoked = process.argv[1] ? realpathSync(process.argv[1]) : '';
+if (invoked === fileURLToPath(import.meta.url)) {
+  const code = await main(process.argv);
+  // `serve` and `bot` keep running until a signal; everything else ends here.
+  if (code !== 0) process.exit(code);
+}

@@ -1,0 +1,92 @@
+import { Option, type Command } from 'commander';
+import { UsageError } from '../../core/errors.js';
+import { createLogger, type Logger } from '../../core/log.js';
+import type { Stoppable } from '../../core/lifecycle.js';
+import type { GameServer } from '../../core/game-server.js';
+import type { GameModule, ServeContext } from '../types.js';
+import { createBot, MIA_STRATEGIES, type MiaStrategy } from './bots/index.js';
+import { MiaClient } from './client.js';
+import { verifyRound } from './replay.js';
+import { MiaServer } from './server.js';
+
+export { MiaServer, MIA_DEFAULTS } from './server.js';
+export type { MiaSnapshot } from './snapshot.js';
+
+const HOUSE: readonly MiaStrategy[] = ['adaptive', 'probabilistic', 'honest', 'random'];
+
+async function startHouseBots(ctx: ServeContext, server: GameServer): Promise<Stoppable[]> {
+  const count = ctx.settings.games.mia.houseBots;
+  const port = server.info().port;
+  const clients: Stoppable[] = [];
+  for (let i = 0; i < count; i++) {
+    const strategy = HOUSE[i % HOUSE.length] as MiaStrategy;
+    const name = `house-${strategy}${i >= HOUSE.length ? String(Math.floor(i / HOUSE.length) + 1) : ''}`;
+    const client = new MiaClient({
+      host: '127.0.0.1',
+      port,
+      name,
+      bot: createBot(strategy, `${ctx.settings.seed}:${name}`),
+      log: ctx.log.child({ bot: name }),
+    });
+    await client.start();
+    clients.push({ name: `mia bot ${name}`, stop: () => client.stop() });
+  }
+  return clients;
+}
+
+function registerCommands(bot: Command): void {
+  bot
+    .command('mia')
+    .description('play Mäxchen on a Mia server with one of our bots')
+    .option('--host <host>', 'server host', '127.0.0.1')
+    .option('--port <port>', 'server UDP port', '9000')
+    .option('--name <name>', 'player name (max. 20 characters, no , ; : or spaces)', 'mia-bot')
+    .addOption(new Option('--strategy <strategy>', 'how the bot plays').choices(MIA_STRATEGIES).default('adaptive'))
+    .option('--seed <seed>', 'seed of the bot\'s random choices', 'spielhalle')
+    .option('--spectate', 'register as a spectator and print what happens')
+    .option('--log-level <level>', 'log level (debug shows every datagram)', 'info')
+    .action(async (opts: { host: string; port: string; name: string; strategy: MiaStrategy; seed: string; spectate?: boolean; logLevel: string }) => {
+      const port = Number(opts.port);
+      if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--port must be a port number, got "${opts.port}"`);
+      const log: Logger = createLogger({ level: opts.logLevel as 'info' });
+      const client = new MiaClient({
+        host: opts.host,
+        port,
+        name: opts.name,
+        ...(opts.spectate ? { onMessage: (line: string) => process.stdout.write(line + '\n') } : { bot: createBot(opts.strategy, opts.seed) }),
+        log,
+      });
+      await client.start();
+      log.info({ name: opts.name, strategy: opts.spectate ? 'spectator' : opts.strategy, server: `${opts.host}:${port}` }, 'registered; Ctrl-C to stop');
+      await new Promise<void>((resolve) => {
+        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
+      });
+      await client.stop();
+      log.info(client.stats, 'stopped');
+    });
+}
+
+export const mia: GameModule = {
+  name: 'mia',
+  title: 'Mäxchen (Mia)',
+  createServer: (ctx) => {
+    const s = ctx.settings.games.mia;
+    return new MiaServer({
+      host: ctx.settings.host,
+      port: s.port,
+      answerTimeoutMs: s.answerTimeoutMs,
+      heartbeatMs: s.heartbeatMs,
+      minPlayers: s.minPlayers,
+      waitRecheckMs: s.waitRecheckMs,
+      startEarly: s.startEarly,
+      maxClients: s.maxClients,
+      floodPerSecond: s.floodPerSecond,
+      seed: ctx.settings.seed === '' ? Date.now() : ctx.settings.seed,
+      log: ctx.log,
+      store: ctx.store,
+    });
+  },
+  startHouseBots,
+  registerCommands,
+  verify: verifyRound,
+};

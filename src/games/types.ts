@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import type { GameServer } from '../core/game-server.js';
+import type { Logger } from '../core/log.js';
+import type { MatchDetail, RecordStore } from '../core/records.js';
+import type { Stoppable } from '../core/lifecycle.js';
+import type { Settings } from '../config.js';
+
+/**
+ * What a game folder offers the rest of the program. Adding a game is adding a folder with an
+ * index.ts that exports one of these, and one line in games/registry.ts.
+ */
+export interface ServeContext {
+  settings: Settings;
+  log: Logger;
+  store: RecordStore;
+}
+
+export interface GameModule {
+  readonly name: keyof Settings['games'];
+  readonly title: string;
+  createServer(ctx: ServeContext): GameServer;
+  /** House bots that play on the running server so there is something to watch. */
+  startHouseBots?(ctx: ServeContext, server: GameServer): Promise<Stoppable[]>;
+  /** Adds `bot <game>` (and any other game command) to the CLI. */
+  registerCommands?(bot: Command, program: Command): void;
+  /** Checks a recorded match against the rules; `checked` is false where nothing can be checked. */
+  verify?(match: MatchDetail): { checked: boolean; problems: string[] };
+}

@@ -1,0 +1,194 @@
+import type { AddressInfo } from 'node:net';
+import fastifyWebsocket from '@fastify/websocket';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+} from 'fastify';
+import { z } from 'zod';
+import type { GameServer, LeaderboardEntry, ServerInfo } from '../core/game-server.js';
+import type { Logger } from '../core/log.js';
+import { registry } from '../core/metrics.js';
+import type { RecordStore } from '../core/records.js';
+import { trackServers } from './metrics.js';
+import { spectate } from './spectate.js';
+import { defaultStaticDir, registerStatic } from './static.js';
+
+/**
+ * The dashboard's HTTP side: JSON API over the game servers and the record store, the spectator
+ * WebSocket, /healthz, /metrics and the built browser app. Games are known only through the
+ * GameServer surface, so a new game needs no change here.
+ */
+
+export interface WebOptions {
+  servers: GameServer[];
+  store: RecordStore;
+  log: Logger;
+  host: string;
+  port: number;
+  /** Default: `<repo>/web/dist`. */
+  staticDir?: string;
+}
+
+export interface WebServer {
+  app: FastifyInstance;
+  start(): Promise<{ host: string; port: number }>;
+  stop(): Promise<void>;
+}
+
+const emptyToUndefined = (v: unknown): unknown => (v === '' ? undefined : v);
+
+const matchQuery = z.strictObject({
+  game: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .max(64)
+      .regex(/^[a-z0-9_-]+$/i, 'game: letters, digits, - or _')
+      .optional(),
+  ),
+  status: z.preprocess(emptyToUndefined, z.enum(['running', 'finished', 'aborted']).optional()),
+  limit: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1000).optional()),
+  before: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).optional()),
+});
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
+    .join('; ');
+}
+
+function safeInfo(server: GameServer): ServerInfo {
+  try {
+    return server.info();
+  } catch (err) {
+    return {
+      game: server.game,
+      title: server.game,
+      protocol: '',
+      transport: 'tcp',
+      host: '',
+      port: 0,
+      status: 'failed',
+      clients: 0,
+      liveMatches: 0,
+      error: err instanceof Error ? err.message : String(err),
+    };
+  }
+}
+
+export function createWebServer(options: WebOptions): WebServer {
+  const servers = [...options.servers];
+  const byGame = new Map(servers.map((s) => [s.game, s]));
+  const log = options.log.child({ component: 'web' });
+  const { store } = options;
+
+  // Typed as fastify's logger so `app` is the plain FastifyInstance callers expect.
+  const fastifyLog: FastifyBaseLogger = log;
+  const app: FastifyInstance = Fastify({
+    loggerInstance: fastifyLog,
+    // Requests are logged at debug level by the onResponse hook below, not at info by fastify.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 64 * 1024,
+  });
+
+  app.addHook('onResponse', (request, reply, done) => {
+    if (log.isLevelEnabled('debug')) {
+      log.debug(
+        {
+          method: request.method,
+          url: request.url,
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime),
+        },
+        'request',
+      );
+    }
+    done();
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
+    if (status >= 500) {
+      log.error({ err: error, method: request.method, url: request.url }, 'request failed');
+      return reply.code(status).send({ error: 'internal server error' });
+    }
+    return reply.code(status).send({ error: error.message });
+  });
+
+  void app.register(fastifyWebsocket, { options: { maxPayload: 4096 } });
+
+  void app.register((api, _opts, done) => {
+    api.get('/healthz', (_request, reply) => {
+      const games = servers.map((s) => ({ game: s.game, status: safeInfo(s).status }));
+      const degraded = games.some((g) => g.status === 'failed');
+      return reply.code(degraded ? 503 : 200).send({ status: degraded ? 'degraded' : 'ok', games });
+    });
+
+    api.get('/metrics', async (_request, reply) => {
+      const text = await registry.metrics();
+      return reply.type(registry.contentType).send(text);
+    });
+
+    api.get('/api/games', () => servers.map(safeInfo));
+
+    api.get<{ Params: { game: string } }>('/api/games/:game', (request, reply) => {
+      const server = byGame.get(request.params.game);
+      if (!server) return reply.code(404).send({ error: `unknown game: ${request.params.game}` });
+      return reply.send({ info: safeInfo(server), snapshot: server.snapshot() });
+    });
+
+    api.get<{ Params: { game: string } }>('/api/games/:game/leaderboard', (request, reply) => {
+      const server = byGame.get(request.params.game);
+      if (!server) return reply.code(404).send({ error: `unknown game: ${request.params.game}` });
+      const entries: LeaderboardEntry[] = server.leaderboard?.() ?? [];
+      return reply.send(entries);
+    });
+
+    api.get('/api/matches', (request, reply) => {
+      const parsed = matchQuery.safeParse(request.query);
+      if (!parsed.success)
+        return reply.code(400).send({ error: `bad query: ${describeIssues(parsed.error)}` });
+      return reply.send(store.listMatches(parsed.data));
+    });
+
+    api.get<{ Params: { id: string } }>('/api/matches/:id', (request, reply) => {
+      const match = store.getMatch(request.params.id);
+      if (!match) return reply.code(404).send({ error: `no match with id ${request.params.id}` });
+      return reply.send(match);
+    });
+
+    api.route<{ Querystring: { game?: string } }>({
+      method: 'GET',
+      url: '/ws/spectate',
+      // A plain GET (no upgrade) gets a JSON answer like every other API path.
+      handler: (_request, reply) =>
+        reply.code(426).send({ error: 'this endpoint needs a WebSocket upgrade' }),
+      wsHandler: (socket, request) => {
+        const game = typeof request.query.game === 'string' ? request.query.game : '';
+        spectate(socket, byGame.get(game), game, log);
+      },
+    });
+
+    registerStatic(api, options.staticDir ?? defaultStaticDir());
+    done();
+  });
+
+  let untrack: (() => void) | null = null;
+
+  return {
+    app,
+    async start() {
+      await app.listen({ host: options.host, port: options.port });
+      untrack = trackServers(servers);
+      const address = app.server.address() as AddressInfo;
+      return { host: address.address, port: address.port };
+    },
+    async stop() {
+      untrack?.();
+      untrack = null;
+      await app.close();
+    },
+  };
+}

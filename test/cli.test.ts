@@ -1,0 +1,117 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { RecordStore } from '../src/core/records.js';
+
+/** The `spielhalle` command as a user runs it: exit codes, one-line errors, serve and shutdown. */
+
+const root = join(import.meta.dirname, '..');
+const cli = join(root, 'src', 'cli.ts');
+// The children run in a scratch directory, so the tsx loader is named by its absolute URL.
+const tsx = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+const dataDir = () => mkdtempSync(join(tmpdir(), 'spielhalle-cli-'));
+
+function run(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, ['--import', tsx, cli, ...args], {
+    cwd: dataDir(),
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('spielhalle CLI', () => {
+  it('has --help on every command', () => {
+    const top = run(['--help']);
+    expect(top.code).toBe(0);
+    for (const cmd of ['serve', 'bot', 'replay', 'matches']) expect(top.stdout).toContain(cmd);
+    expect(run(['serve', '--help']).stdout).toContain('--no-bots');
+    expect(run(['bot', 'mia', '--help']).stdout).toContain('--strategy');
+    expect(run(['replay', '--help']).code).toBe(0);
+  });
+
+  it('reports usage errors as one line with exit code 2', () => {
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [['serve', '--bogus'], {}, /unknown option '--bogus'/],
+      [['serve', '--mia-port', '99999'], {}, /--mia-port must be a port number/],
+      [['serve', '--game', 'chess'], {}, /chess.*invalid|Allowed choices/i],
+      [['serve'], { SPIELHALLE_WEB_PORT: 'eighty' }, /SPIELHALLE_WEB_PORT: expected a number/],
+      [['serve'], { SPIELHALLE_MIA_ANSWER_TIMEOUT_MS: '0' }, /invalid setting games\.mia\.answerTimeoutMs.*SPIELHALLE_MIA_ANSWER_TIMEOUT_MS/],
+      [['bot', 'mia', '--strategy', 'psychic'], {}, /psychic/],
+      [['replay', 'no-such-match', '--data-dir', dataDir()], {}, /no match with id "no-such-match"/],
+      [['frobnicate'], {}, /unknown command 'frobnicate'/],
+    ];
+    for (const [args, env, message] of cases) {
+      const r = run(args, env);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(message);
+      expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('serves Mia, stops cleanly on SIGTERM, and keeps what it recorded', async () => {
+    const dir = dataDir();
+    const child = spawn(process.execPath, ['--import', tsx, cli, 'serve', '--game', 'mia', '--no-web', '--mia-port', '0', '--data-dir', dir, '--log-level', 'warn', '--seed', 'cli'], {
+      env: { ...process.env, SPIELHALLE_MIA_HOUSE_BOTS: '3', SPIELHALLE_MIA_START_EARLY: 'true' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const port = await new Promise<number>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`no start line: ${stderr}`)), 20_000);
+      child.stderr.on('data', () => {
+        const m = /udp 127\.0\.0\.1:(\d+)/.exec(stderr);
+        if (m) {
+          clearTimeout(t);
+          resolve(Number(m[1]));
+        }
+      });
+    });
+    // a spectator sees the house bots play
+    const spec = createSocket('udp4');
+    const lines: string[] = [];
+    spec.on('message', (m) => lines.push(m.toString()));
+    await new Promise<void>((r) => spec.bind(0, '127.0.0.1', r));
+    spec.send('REGISTER_SPECTATOR;cli-test', port, '127.0.0.1');
+    const deadline = Date.now() + 10_000;
+    while (!lines.some((l) => l.startsWith('PLAYER LOST')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    spec.close();
+    expect(lines).toContain('REGISTERED');
+    expect(lines.some((l) => l.startsWith('PLAYER LOST;'))).toBe(true);
+
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+    const store = new RecordStore(join(dir, 'spielhalle.db'));
+    expect(store.listMatches({ game: 'mia', status: 'finished' }).length).toBeGreaterThan(0);
+    expect(store.getScores('mia').size).toBeGreaterThanOrEqual(3);
+    store.close();
+
+    const listed = run(['matches', '--game', 'mia', '--limit', '3', '--data-dir', dir]);
+    expect(listed.code).toBe(0);
+    const id = listed.stdout.split(/\s+/)[0]!;
+    const finished = new RecordStore(join(dir, 'spielhalle.db'));
+    const finishedId = finished.listMatches({ game: 'mia', status: 'finished', limit: 1 })[0]!.id;
+    finished.close();
+    expect(id).toMatch(/^mia-/);
+    const replay = run(['replay', finishedId, '--data-dir', dir]);
+    expect(replay.code).toBe(0);
+    expect(replay.stdout).toContain(`match ${finishedId} (mia), finished`);
+    expect(replay.stdout).toMatch(/\* +<- PLAYER LOST;/);
+  });
+
+  it('fails with exit code 1 and one line when the port is taken', async () => {
+    const blocker = createSocket('udp4');
+    await new Promise<void>((r) => blocker.bind(0, '127.0.0.1', r));
+    const port = blocker.address().port;
+    const r = run(['serve', '--game', 'mia', '--no-web', '--no-bots', '--mia-port', String(port), '--data-dir', dataDir()]);
+    blocker.close();
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(`spielhalle: Mäxchen (Mia): cannot listen on 127.0.0.1:${port} (EADDRINUSE)`);
+  });
+});

@@ -1,0 +1,35 @@
+import { useState } from 'react';
+import { PrettyJson } from '../components/Json.js';
+import { ConnectionBadge } from '../components/StatusBadge.js';
+import type { SpectatorEvent } from '../types.js';
+import { useSpectator } from '../useSpectator.js';
+
+/** For a game without its own page yet: the raw public snapshot, live. */
+export function GenericLive({ game }: { game: string }) {
+  const live = useSpectator<unknown>(game, keepSnapshot);
+  const [open, setOpen] = useState(true);
+  return (
+    <section className="page">
+      <header className="page-header">
+        <h1>{game} — live</h1>
+        <ConnectionBadge state={live.state} retryInMs={live.retryInMs} />
+        <span className="muted">{live.events} events</span>
+      </header>
+      {live.state === 'unknown-game' ? (
+        <p className="error">No game server named “{game}”.</p>
+      ) : (
+        <div className="panel">
+          <h2>
+            Snapshot{' '}
+            <button type="button" className="link-button" onClick={() => setOpen((o) => !o)}>
+              {open ? 'hide' : 'show'}
+            </button>
+          </h2>
+          {open && <PrettyJson value={live.snapshot} />}
+        </div>
+      )}
+    </section>
+  );
+}
+
+const keepSnapshot = (snapshot: unknown, _event: SpectatorEvent): unknown => snapshot;

@@ -1,0 +1,66 @@
+import { StatusBadge } from '../components/StatusBadge.js';
+import { livePages } from '../games/index.js';
+import { href } from '../router.js';
+import type { ServerInfo } from '../types.js';
+import { usePolling } from '../usePolling.js';
+
+/** One card per game server, refreshed every 2 s. */
+export function Overview() {
+  const games = usePolling<ServerInfo[]>('/api/games', 2000);
+  return (
+    <section className="page">
+      <header className="page-header">
+        <h1>Game servers</h1>
+        {games.error !== null && (
+          <span className="error" role="alert">
+            {games.error}
+          </span>
+        )}
+      </header>
+      {games.loading && <p className="muted">Loading…</p>}
+      {games.data?.length === 0 && <p className="muted">No game server is configured.</p>}
+      <div className="cards">
+        {games.data?.map((info) => (
+          <ServerCard key={info.game} info={info} />
+        ))}
+      </div>
+    </section>
+  );
+}
+
+function ServerCard({ info }: { info: ServerInfo }) {
+  const live = livePages.get(info.game);
+  return (
+    <article className={`card card-${info.status}`} data-testid={`server-card-${info.game}`}>
+      <header className="card-header">
+        <h2>{info.title}</h2>
+        <StatusBadge status={info.status} testId="server-status" />
+      </header>
+      <dl className="facts">
+        <dt>Game</dt>
+        <dd>
+          <code>{info.game}</code>
+        </dd>
+        <dt>Protocol</dt>
+        <dd>{info.protocol}</dd>
+        <dt>Transport</dt>
+        <dd>{info.transport.toUpperCase()}</dd>
+        <dt>Address</dt>
+        <dd>
+          <code data-testid="server-address">
+            {info.host}:{info.port}
+          </code>
+        </dd>
+        <dt>Clients</dt>
+        <dd data-testid="server-clients">{info.clients}</dd>
+        <dt>Live matches</dt>
+        <dd data-testid="server-live-matches">{info.liveMatches}</dd>
+      </dl>
+      {info.error !== undefined && <p className="error">{info.error}</p>}
+      <footer className="card-footer">
+        <a href={href.live(info.game)}>{live ? 'Watch live' : 'Live snapshot'} →</a>
+        <a href={href.matches(info.game)}>Matches</a>
+      </footer>
+    </article>
+  );
+}
