@@ -86,7 +86,10 @@ export function buildProgram(): Command {
   });
 
   const bot = program.command('bot').description('run one of our bots against any server of that game');
-  for (const g of GAMES) g.registerCommands?.(bot, program);
+  const play = new Command('play').description('play a game yourself in the terminal');
+  for (const g of GAMES) g.registerCommands?.({ bot, play, program });
+  // Added only when a game offers terminal play: an empty parent would only confuse `--help`.
+  if (play.commands.length > 0) program.addCommand(play);
 
   program
     .command('replay')

@@ -1,27 +1,11 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { loadConfig, type Loaded } from './core/config.js';
-import { MIA_DEFAULTS } from './games/mia/server.js';
+import { MIA_SETTINGS, miaSettingsSchema } from './games/mia/settings.js';
 
 /** Every setting of `spielhalle serve`, with its default. See docs/operations.md. */
 
 const port = z.number().int().min(0).max(65535);
-const ms = z.number().int().min(1).max(600_000);
-
-const miaSchema = z
-  .object({
-    enabled: z.boolean(),
-    port,
-    answerTimeoutMs: ms,
-    heartbeatMs: ms,
-    minPlayers: z.number().int().min(2).max(100),
-    waitRecheckMs: ms,
-    startEarly: z.boolean(),
-    maxClients: z.number().int().min(2).max(5000),
-    floodPerSecond: z.number().int().min(1).max(100_000),
-    houseBots: z.number().int().min(0).max(20),
-  })
-  .strict();
 
 export const settingsSchema = z
   .object({
@@ -32,7 +16,8 @@ export const settingsSchema = z
     bots: z.boolean(),
     seed: z.string(),
     web: z.object({ enabled: z.boolean(), host: z.string().min(1), port }).strict(),
-    games: z.object({ mia: miaSchema }).strict(),
+    // Each game's own settings live in its folder (src/games/<game>/settings.ts).
+    games: z.object({ mia: miaSettingsSchema }).strict(),
   })
   .strict();
 
@@ -47,18 +32,7 @@ export const DEFAULT_SETTINGS: Settings = {
   seed: '',
   web: { enabled: true, host: '127.0.0.1', port: 8080 },
   games: {
-    mia: {
-      enabled: true,
-      port: MIA_DEFAULTS.port,
-      answerTimeoutMs: MIA_DEFAULTS.answerTimeoutMs,
-      heartbeatMs: MIA_DEFAULTS.heartbeatMs,
-      minPlayers: MIA_DEFAULTS.minPlayers,
-      waitRecheckMs: MIA_DEFAULTS.waitRecheckMs,
-      startEarly: MIA_DEFAULTS.startEarly,
-      maxClients: MIA_DEFAULTS.maxClients,
-      floodPerSecond: MIA_DEFAULTS.floodPerSecond,
-      houseBots: 4,
-    },
+    mia: MIA_SETTINGS,
   },
 };
 

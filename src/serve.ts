@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import { recordsFile, type Settings } from './config.js';
 import type { GameServer } from './core/game-server.js';
 import { Lifecycle } from './core/lifecycle.js';
@@ -43,7 +44,11 @@ export async function serve(settings: Settings, only: readonly string[] = [], lo
     }
     let webPort: number | null = null;
     if (settings.web.enabled) {
-      const web = createWebServer({ servers, store, log, host: settings.web.host, port: settings.web.port });
+      const routes = servers.flatMap((server) => {
+        const register = games.find((g) => g.name === server.game)?.registerRoutes;
+        return register ? [(app: FastifyInstance) => register(app, server, ctx)] : [];
+      });
+      const web = createWebServer({ servers, store, log, host: settings.web.host, port: settings.web.port, routes });
       try {
         webPort = (await web.start()).port;
       } catch (err) {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { FastifyInstance } from 'fastify';
 import type { GameServer } from '../core/game-server.js';
 import type { Logger } from '../core/log.js';
 import type { MatchDetail, RecordStore } from '../core/records.js';
@@ -15,14 +16,27 @@ export interface ServeContext {
   store: RecordStore;
 }
 
+export interface GameCommands {
+  /** `spielhalle bot`: one subcommand per game. */
+  bot: Command;
+  /** `spielhalle play`: one subcommand per game a person can play in the terminal. */
+  play: Command;
+  program: Command;
+}
+
 export interface GameModule {
   readonly name: keyof Settings['games'];
   readonly title: string;
   createServer(ctx: ServeContext): GameServer;
   /** House bots that play on the running server so there is something to watch. */
   startHouseBots?(ctx: ServeContext, server: GameServer): Promise<Stoppable[]>;
-  /** Adds `bot <game>` (and any other game command) to the CLI. */
-  registerCommands?(bot: Command, program: Command): void;
+  /** Adds `bot <game>`, `play <game>` and any other game command to the CLI. */
+  registerCommands?(commands: GameCommands): void;
+  /**
+   * Routes of the game's own under `/api/<game>/` and `/ws/<game>/` (play and analysis pages);
+   * the generic ones (info, snapshot, spectating, records) need none.
+   */
+  registerRoutes?(app: FastifyInstance, server: GameServer, ctx: ServeContext): void;
   /** Checks a recorded match against the rules; `checked` is false where nothing can be checked. */
   verify?(match: MatchDetail): { checked: boolean; problems: string[] };
 }

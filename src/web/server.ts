@@ -29,6 +29,8 @@ export interface WebOptions {
   port: number;
   /** Default: `<repo>/web/dist`. */
   staticDir?: string;
+  /** Routes of the games' own (GameModule.registerRoutes), registered before the static files. */
+  routes?: readonly ((app: FastifyInstance) => void)[];
 }
 
 export interface WebServer {
@@ -171,6 +173,7 @@ export function createWebServer(options: WebOptions): WebServer {
       },
     });
 
+    for (const register of options.routes ?? []) register(api);
     registerStatic(api, options.staticDir ?? defaultStaticDir());
     done();
   });

@@ -338,6 +338,35 @@ describe('web API', () => {
     });
   });
 
+  it("serves a game's own routes beside the generic API and the dashboard", async () => {
+    const withRoutes = createWebServer({
+      servers: [mia],
+      store,
+      log: silentLogger,
+      host: '127.0.0.1',
+      port: 0,
+      routes: [
+        (app) =>
+          app.post<{ Body: { n: number } }>('/api/mia/double', (request) => ({ doubled: request.body.n * 2 })),
+      ],
+    });
+    try {
+      const { port } = await withRoutes.start();
+      const r = await fetch(`http://127.0.0.1:${port}/api/mia/double`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ n: 21 }),
+      });
+      expect(r.status).toBe(200);
+      expect(await r.json()).toEqual({ doubled: 42 });
+      // The generic routes are still there, and an unknown API path is still a JSON 404.
+      expect((await fetch(`http://127.0.0.1:${port}/api/games`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/api/mia/triple`, { method: 'POST' })).status).toBe(404);
+    } finally {
+      await withRoutes.stop();
+    }
+  });
+
   describe('spectator WebSocket', () => {
     it('sends a snapshot on open, then forwards events', async () => {
       const s = new Spectator(`${wsBase}/ws/spectate?game=mia`);

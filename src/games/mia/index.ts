@@ -1,9 +1,9 @@
-import { Option, type Command } from 'commander';
+import { Option } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { createLogger, type Logger } from '../../core/log.js';
 import type { Stoppable } from '../../core/lifecycle.js';
 import type { GameServer } from '../../core/game-server.js';
-import type { GameModule, ServeContext } from '../types.js';
+import type { GameCommands, GameModule, ServeContext } from '../types.js';
 import { createBot, MIA_STRATEGIES, type MiaStrategy } from './bots/index.js';
 import { MiaClient } from './client.js';
 import { verifyRound } from './replay.js';
@@ -34,7 +34,7 @@ async function startHouseBots(ctx: ServeContext, server: GameServer): Promise<St
   return clients;
 }
 
-function registerCommands(bot: Command): void {
+function registerCommands({ bot }: GameCommands): void {
   bot
     .command('mia')
     .description('play Mäxchen on a Mia server with one of our bots')

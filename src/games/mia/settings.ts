@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { MIA_DEFAULTS } from './server.js';
+
+/** `games.mia.*` in the settings (docs/operations.md): the schema and the defaults. */
+
+const port = z.number().int().min(0).max(65535);
+const ms = z.number().int().min(1).max(600_000);
+
+export const miaSettingsSchema = z
+  .object({
+    enabled: z.boolean(),
+    port,
+    answerTimeoutMs: ms,
+    heartbeatMs: ms,
+    minPlayers: z.number().int().min(2).max(100),
+    waitRecheckMs: ms,
+    startEarly: z.boolean(),
+    maxClients: z.number().int().min(2).max(5000),
+    floodPerSecond: z.number().int().min(1).max(100_000),
+    houseBots: z.number().int().min(0).max(20),
+  })
+  .strict();
+
+export type MiaSettings = z.infer<typeof miaSettingsSchema>;
+
+export const MIA_SETTINGS: MiaSettings = {
+  enabled: true,
+  port: MIA_DEFAULTS.port,
+  answerTimeoutMs: MIA_DEFAULTS.answerTimeoutMs,
+  heartbeatMs: MIA_DEFAULTS.heartbeatMs,
+  minPlayers: MIA_DEFAULTS.minPlayers,
+  waitRecheckMs: MIA_DEFAULTS.waitRecheckMs,
+  startEarly: MIA_DEFAULTS.startEarly,
+  maxClients: MIA_DEFAULTS.maxClients,
+  floodPerSecond: MIA_DEFAULTS.floodPerSecond,
+  houseBots: 4,
+};
