@@ -52,6 +52,11 @@ function deepMerge(base: Tree, over: Tree): Tree {
 }
 
 function coerce(raw: string, like: unknown, name: string): unknown {
+  // A list setting is written comma-separated: SPIELHALLE_CONNECT4_PEER_PORTS=32442,32443.
+  if (Array.isArray(like)) {
+    if (raw.trim() === '') return [];
+    return raw.split(',').map((part) => coerce(part.trim(), like[0] ?? '', name));
+  }
   if (typeof like === 'number') {
     const n = Number(raw);
     if (raw.trim() === '' || !Number.isFinite(n)) throw new ConfigError(`${name}: expected a number, got "${raw}"`);

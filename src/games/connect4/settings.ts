@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+/** `games.connect4.*` in the settings (docs/operations.md): the schema and the defaults. */
+
+const port = z.number().int().min(0).max(65535);
+const level = z.enum(['perfect', 'strong', 'easy']);
+
+export const connect4SettingsSchema = z
+  .object({
+    enabled: z.boolean(),
+    /** The house bot's UDP port: the protocol's 32442. */
+    port,
+    /** Play on the LAN: bind 0.0.0.0 and broadcast stage 1 (only when a user asks for it). */
+    lan: z.boolean(),
+    broadcastAddress: z.string().min(1),
+    /**
+     * Stage 1 also goes to 127.0.0.1 at these ports, so several peers on one machine find each
+     * other without a broadcast (specs decision 11).
+     */
+    peerPorts: z.array(port).max(64),
+    /** 0: none; 1: the perfect house bot on `port`; 2: and a sparring bot that keeps inviting it. */
+    houseBots: z.number().int().min(0).max(2),
+    sparringLevel: level,
+    /** Pause between two house games, so a person can watch the end and invite the bot too. */
+    sparringPauseMs: z.number().int().min(0).max(600_000),
+    /** Browser-facing peers (the dashboard's "play a peer") at most at once. */
+    maxBrowserPeers: z.number().int().min(0).max(64),
+  })
+  .strict();
+
+export type Connect4Settings = z.infer<typeof connect4SettingsSchema>;
+
+export const CONNECT4_SETTINGS: Connect4Settings = {
+  enabled: true,
+  port: 32442,
+  lan: false,
+  broadcastAddress: '255.255.255.255',
+  peerPorts: [32442, 32443, 32444, 32445, 32446, 32447, 32448, 32449],
+  houseBots: 2,
+  sparringLevel: 'strong',
+  sparringPauseMs: 5000,
+  maxBrowserPeers: 8,
+};
