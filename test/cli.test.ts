@@ -25,6 +25,9 @@ function run(args: string[], env: Record<string, string> = {}) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+// Each case starts a fresh Node with the TypeScript loader: seconds apiece on a busy machine.
+const SLOW = 120_000;
+
 describe('spielhalle CLI', () => {
   it('has --help on every command', () => {
     const top = run(['--help']);
@@ -33,7 +36,7 @@ describe('spielhalle CLI', () => {
     expect(run(['serve', '--help']).stdout).toContain('--no-bots');
     expect(run(['bot', 'mia', '--help']).stdout).toContain('--strategy');
     expect(run(['replay', '--help']).code).toBe(0);
-  });
+  }, SLOW);
 
   it('reports usage errors as one line with exit code 2', () => {
     const cases: [string[], Record<string, string>, RegExp][] = [
@@ -53,7 +56,7 @@ describe('spielhalle CLI', () => {
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
-  });
+  }, SLOW);
 
   it('serves Mia, stops cleanly on SIGTERM, and keeps what it recorded', async () => {
     const dir = dataDir();
@@ -103,7 +106,7 @@ describe('spielhalle CLI', () => {
     expect(replay.code).toBe(0);
     expect(replay.stdout).toContain(`match ${finishedId} (mia), finished`);
     expect(replay.stdout).toMatch(/\* +<- PLAYER LOST;/);
-  });
+  }, SLOW);
 
   it('fails with exit code 1 and one line when the port is taken', async () => {
     const blocker = createSocket('udp4');
@@ -113,5 +116,5 @@ describe('spielhalle CLI', () => {
     blocker.close();
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toBe(`spielhalle: Mäxchen (Mia): cannot listen on 127.0.0.1:${port} (EADDRINUSE)`);
-  });
+  }, SLOW);
 });

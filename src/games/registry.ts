@@ -1,8 +1,9 @@
 import type { GameModule } from './types.js';
+import { connect4 } from './connect4/index.js';
 import { mia } from './mia/index.js';
 
 /** Every implemented game, in the order the dashboard lists them. */
-export const GAMES: readonly GameModule[] = [mia];
+export const GAMES: readonly GameModule[] = [mia, connect4];
 
 export function findGame(name: string): GameModule | undefined {
   return GAMES.find((g) => g.name === name);

@@ -22,7 +22,7 @@ export function App() {
             href={href.live(game)}
             className={route.page === 'live' && route.game === game ? 'active' : undefined}
           >
-            {label} live
+            {label}
           </a>
         ))}
         <a

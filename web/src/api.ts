@@ -14,6 +14,20 @@ export async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> 
     headers: { accept: 'application/json' },
     ...(signal ? { signal } : {}),
   });
+  return readJson<T>(response);
+}
+
+/** POSTs `body` as JSON; the answer as getJson reads it. */
+export async function postJson<T>(url: string, body: unknown = {}): Promise<T> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { accept: 'application/json', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return readJson<T>(response);
+}
+
+async function readJson<T>(response: Response): Promise<T> {
   const text = await response.text();
   let body: unknown = null;
   try {

@@ -1,4 +1,5 @@
 import type { ComponentType } from 'react';
+import { Connect4Page } from './connect4/Connect4Page.js';
 import { MiaLive } from './mia/MiaLive.js';
 
 /**
@@ -6,5 +7,6 @@ import { MiaLive } from './mia/MiaLive.js';
  * entry still gets the generic live view (its raw snapshot).
  */
 export const livePages: ReadonlyMap<string, { label: string; Page: ComponentType }> = new Map([
-  ['mia', { label: 'Mia', Page: MiaLive }],
+  ['mia', { label: 'Mia live', Page: MiaLive }],
+  ['connect4', { label: '4 Gewinnt', Page: Connect4Page }],
 ]);

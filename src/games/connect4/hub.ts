@@ -1,0 +1,295 @@
+import { systemClock, type Clock } from '../../core/clock.js';
+import { EventHub, type GameServer, type ServerInfo, type SpectatorEvent } from '../../core/game-server.js';
+import { silentLogger, type Logger } from '../../core/log.js';
+import { matchesTotal } from '../../core/metrics.js';
+import type { RecordStore } from '../../core/records.js';
+import { addressKey, type C4GameRecord, type PeerEvent, type RemotePeer } from './peer.js';
+import type { Player } from './rules.js';
+import { startUdpPeer, type UdpPeer, type UdpPeerOptions } from './transport.js';
+import type { C4GameView, Connect4Snapshot, PeerRole } from './views.js';
+import type { C4Engine } from './engine.js';
+import { SolverGames } from './solver-games.js';
+
+export type { C4GameView, Connect4Snapshot, PeerRole } from './views.js';
+
+/**
+ * Connect Four has no server: people play peer to peer. What `spielhalle serve` runs for it is this
+ * hub: it starts the peers of this process (the house bot, its sparring partner, the relays of
+ * browser players), shows their lobby and games to spectators, and writes every game they play
+ * to the record store. Games the dashboard plays against the solver in-process report here too.
+ */
+
+export interface Connect4HubOptions {
+  /** Bind address of the peers (127.0.0.1, or 0.0.0.0 for a LAN). */
+  host: string;
+  /** The house bot's port (32442). */
+  port: number;
+  /** Where stage 1 is broadcast; null = only the peer ports on this machine. */
+  broadcastAddress: string | null;
+  peerPorts: readonly number[];
+  log?: Logger;
+  store: RecordStore | null;
+  clock?: Clock;
+  /** Interval overrides for tests (specs §3 timings). */
+  timing?: UdpPeerOptions['timing'];
+  /** The solver for bots, games against the solver and analyses (closed when the hub stops). */
+  engine: C4Engine;
+}
+
+interface Attached {
+  readonly name: string;
+  readonly role: PeerRole;
+  readonly udp: UdpPeer;
+  off: () => void;
+}
+
+const RECENT_GAMES = 12;
+
+export class Connect4Hub implements GameServer {
+  readonly game = 'connect4';
+  private readonly hub = new EventHub();
+  private readonly peers = new Set<Attached>();
+  private readonly live = new Map<string, C4GameView>();
+  private recent: C4GameView[] = [];
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private running = false;
+  readonly engine: C4Engine;
+  /** Games people play in the dashboard against the solver. */
+  readonly solverGames: SolverGames;
+
+  constructor(private readonly o: Connect4HubOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.log = (o.log ?? silentLogger).child({ game: 'connect4' });
+    this.engine = o.engine;
+    this.solverGames = new SolverGames({
+      choose: (state, level, seed) => this.engine.choose(state, level, seed),
+      store: o.store,
+      clock: this.clock,
+      log: this.log,
+      onUpdate: (view) => this.updateGame(view),
+    });
+  }
+
+  start(): Promise<void> {
+    this.running = true;
+    this.log.info({ host: this.o.host, port: this.o.port, lan: this.o.broadcastAddress !== null }, 'Connect Four hub ready');
+    return Promise.resolve();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all([...this.peers].map((p) => this.closePeer(p)));
+    this.solverGames.stop();
+    await this.engine.close();
+    this.o.store?.flush();
+  }
+
+  get port(): number {
+    return this.o.port;
+  }
+
+  /**
+   * Starts a peer of this process on `port` (0 = any free one), announcing itself to the
+   * configured peer ports (and the broadcast address on a LAN), with its games recorded.
+   */
+  async startPeer(options: { name: string; role: PeerRole; port: number; clienttype?: number }): Promise<UdpPeer> {
+    if (!this.running) throw new Error('the Connect Four hub is not running');
+    let attached: Attached | null = null;
+    const udp = await startUdpPeer({
+      name: options.name,
+      clienttype: options.clienttype ?? 0,
+      bindAddress: this.o.host,
+      port: options.port,
+      broadcastAddress: this.o.broadcastAddress,
+      peerPorts: this.o.peerPorts,
+      log: this.log,
+      clock: this.clock,
+      ...(this.o.timing ? { timing: this.o.timing } : {}),
+      onGameFinished: (record) => {
+        if (attached) this.recordGame(attached, record);
+      },
+    });
+    const entry: Attached = { name: options.name, role: options.role, udp, off: () => undefined };
+    entry.off = udp.peer.on((event) => this.onPeerEvent(entry, event));
+    attached = entry;
+    this.peers.add(entry);
+    this.publish('peers', { peers: this.peerList() });
+    return udp;
+  }
+
+  /** Stops a peer started with `startPeer` (a running game gets its 99). */
+  async stopPeer(udp: UdpPeer): Promise<void> {
+    for (const p of this.peers) if (p.udp === udp) await this.closePeer(p);
+  }
+
+  /** A game played in-process (the dashboard against the solver): shown live, recorded by its owner. */
+  updateGame(view: C4GameView): void {
+    if (view.status === 'running') {
+      const fresh = !this.live.has(view.id);
+      this.live.set(view.id, view);
+      this.publish(fresh ? 'game-started' : 'moved', view);
+    } else this.endGame(view);
+  }
+
+  info(): ServerInfo {
+    return {
+      game: 'connect4',
+      title: '4 Gewinnt (Connect Four)',
+      protocol: '4 Gewinnt UDP broadcast, peer to peer',
+      transport: 'udp',
+      host: this.o.host,
+      port: this.o.port,
+      status: this.running ? 'running' : 'stopped',
+      clients: this.peers.size,
+      liveMatches: this.live.size,
+    };
+  }
+
+  snapshot(): Connect4Snapshot {
+    const house = [...this.peers].find((p) => p.role === 'house') ?? [...this.peers][0];
+    return {
+      port: this.o.port,
+      lan: this.o.broadcastAddress !== null,
+      peers: this.peerList(),
+      lobby: (house?.udp.peer.lobby() ?? []).map((r) => ({ name: r.name, address: r.key, clienttype: r.clienttype })),
+      games: [...this.live.values(), ...this.recent],
+    };
+  }
+
+  subscribe(listener: (event: SpectatorEvent) => void): () => void {
+    return this.hub.subscribe(listener);
+  }
+
+  /** The peers of this process that are `remote`, if any (a game between two of our own peers). */
+  private localPeerAt(remote: { address: string; port: number }): Attached | undefined {
+    for (const p of this.peers) {
+      const bound = p.udp.address;
+      if (bound.port !== remote.port) continue;
+      if (bound.address === remote.address || bound.address === '0.0.0.0' || remote.address.startsWith('127.')) return p;
+    }
+    return undefined;
+  }
+
+  /** A game between two of our own peers is seen twice; it is keyed by its first player's side. */
+  private gameKey(p: Attached, localPlayer: Player, opponent: RemotePeer): string {
+    const me = addressKey(p.udp.address);
+    return localPlayer === 0 ? `${me}|${opponent.key}` : `${opponent.key}|${me}`;
+  }
+
+  private onPeerEvent(p: Attached, event: PeerEvent): void {
+    const game = p.udp.peer.game;
+    switch (event.type) {
+      case 'phase':
+        this.publish('peers', { peers: this.peerList() });
+        return;
+      case 'game-started': {
+        const g = event.game;
+        const opponentName = g.opponent.name ?? this.localPeerAt(g.opponent)?.name ?? g.opponent.key;
+        const key = this.gameKey(p, g.localPlayer, g.opponent);
+        if (this.live.has(key)) return;
+        const players: [string, string] = g.localPlayer === 0 ? [p.name, opponentName] : [opponentName, p.name];
+        this.updateGame({ id: key, kind: 'network', players, moves: [], startedAt: g.startedAt, status: 'running', winner: null, line: [], reason: null, endedAt: null });
+        return;
+      }
+      case 'moved': {
+        if (!game) return;
+        const view = this.live.get(this.gameKey(p, game.localPlayer, game.opponent));
+        if (view && view.moves.length < event.state.moves.length) this.updateGame({ ...view, moves: [...event.state.moves] });
+        return;
+      }
+      case 'game-over':
+      case 'aborted': {
+        if (!game) return;
+        const view = this.live.get(this.gameKey(p, game.localPlayer, game.opponent));
+        if (!view) return;
+        const now = this.clock.now();
+        if (event.type === 'aborted') this.endGame({ ...view, status: 'aborted', reason: event.reason, endedAt: now });
+        else
+          this.endGame({
+            ...view,
+            moves: [...event.state.moves],
+            status: event.winner === null ? 'drawn' : 'won',
+            winner: event.winner,
+            line: event.line.map(([c, r]) => [c, r]),
+            reason: event.winner === null ? 'board-full' : 'four',
+            endedAt: now,
+          });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private endGame(view: C4GameView): void {
+    if (!this.live.delete(view.id) && view.kind === 'network') return;
+    this.recent = [view, ...this.recent.filter((g) => g.id !== view.id)].slice(0, RECENT_GAMES);
+    this.publish(view.status === 'aborted' ? 'aborted' : 'game-over', view);
+  }
+
+  private recordGame(p: Attached, record: C4GameRecord): void {
+    const store = this.o.store;
+    if (!store) return;
+    // Between two of our own peers, the inviter (the first player) writes the record.
+    if (record.local.player === 1 && this.localPeerAt(record.opponent)) return;
+    try {
+      const local = { name: record.local.name, kind: p.role, address: addressKey(p.udp.address) };
+      const other = this.localPeerAt(record.opponent);
+      const remote = {
+        name: record.opponent.name ?? other?.name ?? `${record.opponent.address}:${record.opponent.port}`,
+        kind: other ? other.role : 'peer',
+        address: `${record.opponent.address}:${record.opponent.port}`,
+      };
+      const [first, second] = record.firstPlayer === 'local' ? [local, remote] : [remote, local];
+      const id = store.startMatch({
+        game: 'connect4',
+        startedAt: record.startedAt,
+        seats: [
+          { seat: 0, ...first },
+          { seat: 1, ...second },
+        ],
+        meta: { recordedBy: local.name, clienttype: { local: record.local.clienttype, opponent: record.opponent.clienttype } },
+      });
+      record.moves.forEach((column, turn) => {
+        store.addEvent(id, { at: record.moveTimes[turn] ?? record.endedAt, seat: turn % 2, type: 'move', data: { turn, column } });
+      });
+      for (const w of record.wire) store.addWire({ matchId: id, game: 'connect4', conn: w.conn, at: w.at, dir: w.dir, data: w.data });
+      const aborted = record.outcome === 'aborted';
+      store.finishMatch(id, {
+        status: aborted ? 'aborted' : 'finished',
+        endedAt: record.endedAt,
+        result: {
+          outcome: aborted ? 'aborted' : record.winner === null ? 'drawn' : 'won',
+          winner: record.winner,
+          winnerName: record.winner === null ? null : record.winner === 0 ? first.name : second.name,
+          reason: record.reason,
+          moves: record.moves.join(''),
+          line: record.line,
+        },
+      });
+      matchesTotal.inc({ game: 'connect4', status: aborted ? 'aborted' : 'finished' });
+    } catch (err) {
+      this.log.error({ err }, 'could not record a game');
+    }
+  }
+
+  private async closePeer(p: Attached): Promise<void> {
+    if (!this.peers.delete(p)) return;
+    p.off();
+    try {
+      await p.udp.close();
+    } catch (err) {
+      this.log.warn({ err, peer: p.name }, 'closing a peer failed');
+    }
+    this.publish('peers', { peers: this.peerList() });
+  }
+
+  private peerList(): Connect4Snapshot['peers'] {
+    return [...this.peers].map((p) => ({ name: p.name, role: p.role, address: addressKey(p.udp.address), phase: p.udp.peer.phase }));
+  }
+
+  private publish(type: string, data: unknown): void {
+    this.hub.publish({ game: 'connect4', type, at: this.clock.now(), data });
+  }
+}

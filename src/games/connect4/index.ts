@@ -1,0 +1,271 @@
+import { Option, type Command } from 'commander';
+import { UsageError } from '../../core/errors.js';
+import type { GameServer } from '../../core/game-server.js';
+import type { Stoppable } from '../../core/lifecycle.js';
+import { createLogger, silentLogger, type Logger } from '../../core/log.js';
+import type { MatchDetail } from '../../core/records.js';
+import type { GameCommands, GameModule, ServeContext } from '../types.js';
+import { BOT_LEVELS, type BotLevel } from './bots/index.js';
+import { Connect4Engine } from './engine.js';
+import { Connect4Hub } from './hub.js';
+import { AutoPlayer, type Address, type Peer } from './peer.js';
+import { registerConnect4Routes } from './routes.js';
+import { fromMoves, status } from './rules.js';
+import { registerSolveCommand } from './solve-command.js';
+import { runTerminalPlay } from './terminal.js';
+import { C4_DEFAULTS, startUdpPeer } from './transport.js';
+
+export { Connect4Hub } from './hub.js';
+export { Connect4Engine } from './engine.js';
+
+/**
+ * 4 Gewinnt: the hub (house bots, browser relays, games against the solver), `bot connect4`,
+ * `play connect4` and `solve`. Everything binds 127.0.0.1 unless the user asks for the LAN.
+ */
+
+function hubOf(server: GameServer): Connect4Hub {
+  if (!(server instanceof Connect4Hub)) throw new Error('not a Connect Four hub');
+  return server;
+}
+
+/** The house bot answers every invitation with perfect play; its sparring partner keeps the board busy. */
+async function startHouseBots(ctx: ServeContext, server: GameServer): Promise<Stoppable[]> {
+  const s = ctx.settings.games.connect4;
+  const hub = hubOf(server);
+  const parts: Stoppable[] = [];
+  if (s.houseBots < 1) return parts;
+  const seed = ctx.settings.seed === '' ? String(Date.now()) : ctx.settings.seed;
+  let games = 0;
+  const chooser = (level: BotLevel, name: string) => (state: { moves: readonly number[] }) =>
+    hub.engine.choose(state, level, `${seed}:${name}:${games}:${state.moves.join('')}`);
+
+  const house = await hub.startPeer({ name: 'house-perfect', role: 'house', port: s.port });
+  const housePlayer = new AutoPlayer(house.peer, chooser('perfect', 'house'), { log: ctx.log });
+  parts.push({ name: 'connect4 house bot', stop: () => housePlayer.stop() });
+  if (s.houseBots < 2) return parts;
+
+  let sparring;
+  try {
+    sparring = await hub.startPeer({ name: `house-${s.sparringLevel}`, role: 'sparring', port: s.port === 0 ? 0 : s.port + 1 });
+  } catch {
+    sparring = await hub.startPeer({ name: `house-${s.sparringLevel}`, role: 'sparring', port: 0 });
+  }
+  const sparringPlayer = new AutoPlayer(sparring.peer, chooser(s.sparringLevel, 'sparring'), { log: ctx.log });
+  // Take turns: the inviter moves first, so the two bots swap who invites after every game.
+  const scheduler = new SparringScheduler(house.peer, house.address, sparring.peer, sparring.address, s.sparringPauseMs, () => games++);
+  parts.push({
+    name: 'connect4 sparring bot',
+    stop: () => {
+      scheduler.stop();
+      sparringPlayer.stop();
+    },
+  });
+  return parts;
+}
+
+/** Invites between the two house peers whenever both idle in the lobby for a pause. */
+class SparringScheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private turn = 0;
+  private readonly offs: (() => void)[];
+
+  constructor(
+    private readonly a: Peer,
+    private readonly aAddress: Address,
+    private readonly b: Peer,
+    private readonly bAddress: Address,
+    private readonly pauseMs: number,
+    private readonly onGame: () => void,
+  ) {
+    this.offs = [a.on(() => this.schedule()), b.on(() => this.schedule())];
+    this.schedule();
+  }
+
+  stop(): void {
+    for (const off of this.offs) off();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private idle(): boolean {
+    return this.a.phase === 'lobby' && this.b.phase === 'lobby' && this.a.invitee === null && this.b.invitee === null;
+  }
+
+  private schedule(): void {
+    if (this.timer || !this.idle()) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (!this.idle()) return;
+      const [inviter, target] = this.turn++ % 2 === 0 ? [this.b, this.aAddress] : [this.a, this.bAddress];
+      if (inviter.invite(target).ok) this.onGame();
+    }, this.pauseMs);
+    this.timer.unref();
+  }
+}
+
+const levelOption = (fallback: BotLevel) => new Option('--level <level>', 'how the bot plays').choices(BOT_LEVELS).default(fallback);
+
+function networkOptions(cmd: Command): Command {
+  return cmd
+    .option('--port <port>', `UDP port (default ${C4_DEFAULTS.port}; 0 = any free one)`)
+    .option('--bind <address>', 'address to bind (default 127.0.0.1; 0.0.0.0 with --lan)')
+    .option('--lan', 'play on the LAN: bind all interfaces and broadcast stage 1 to 255.255.255.255')
+    .option('--broadcast <address>', 'broadcast address for --lan (default 255.255.255.255)')
+    .option('--peer-port <port...>', 'announce also to 127.0.0.1 at these ports (peers on this machine)', ['32442', '32443', '32444', '32445', '32446', '32447', '32448', '32449'])
+    .option('--log-level <level>', 'log level (debug shows every datagram)', 'warn');
+}
+
+interface NetworkFlags {
+  port?: string;
+  bind?: string;
+  lan?: boolean;
+  broadcast?: string;
+  peerPort: string[];
+  logLevel: string;
+}
+
+function portNumber(value: string, flag: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new UsageError(`${flag} must be a port number (0–65535), got "${value}"`);
+  return n;
+}
+
+function network(flags: NetworkFlags) {
+  return {
+    bindAddress: flags.bind ?? (flags.lan ? C4_DEFAULTS.lanBindAddress : C4_DEFAULTS.bindAddress),
+    broadcastAddress: flags.lan ? (flags.broadcast ?? C4_DEFAULTS.lanBroadcastAddress) : null,
+    peerPorts: flags.peerPort.map((p) => portNumber(p, '--peer-port')),
+  };
+}
+
+/** Ports to try in order: the one given; else 32442, then the other peer ports, then any free one. */
+function candidatePorts(flags: NetworkFlags, peerPorts: readonly number[]): number[] {
+  if (flags.port !== undefined) return [portNumber(flags.port, '--port')];
+  return flags.lan ? [C4_DEFAULTS.port] : [...new Set([C4_DEFAULTS.port, ...peerPorts, 0])];
+}
+
+async function bindFirst<T>(ports: number[], start: (port: number) => Promise<T>): Promise<T> {
+  let last: unknown;
+  for (const port of ports) {
+    try {
+      return await start(port);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      last = err;
+    }
+  }
+  throw new Error(`no free UDP port among ${ports.join(', ')} (${(last as Error).message})`);
+}
+
+function registerCommands({ bot, play, program }: GameCommands): void {
+  networkOptions(
+    bot
+      .command('connect4')
+      .description('a Connect Four peer that accepts every invitation and plays it with the solver')
+      .option('--name <name>', 'our clientname (1–32 printable ASCII characters)', 'c4-bot')
+      .addOption(levelOption('perfect'))
+      .option('--invite <host:port>', 'invite this peer once at the start')
+      .option('--seed <seed>', 'seed for choosing among equally good moves', 'spielhalle'),
+  ).action(async (opts: NetworkFlags & { name: string; level: BotLevel; invite?: string; seed: string }) => {
+    const net = network(opts);
+    const log: Logger = createLogger({ level: opts.logLevel as 'info' });
+    const engine = new Connect4Engine({ log });
+    const ports = candidatePorts(opts, net.peerPorts);
+    const udp = await bindFirst(ports, (port) => startUdpPeer({ name: opts.name, port, ...net, log }));
+    let n = 0;
+    const player = new AutoPlayer(udp.peer, (state) => engine.choose(state, opts.level, `${opts.seed}:${n++}`), { log });
+    if (opts.invite !== undefined) {
+      const m = /^(.+):(\d+)$/.exec(opts.invite);
+      if (!m) throw new UsageError(`--invite must be host:port, got "${opts.invite}"`);
+      const invited = udp.peer.invite({ address: m[1] ?? '', port: portNumber(m[2] ?? '', '--invite') });
+      if (!invited.ok) throw new UsageError(invited.error.message);
+    }
+    process.stderr.write(`spielhalle: Connect Four bot "${opts.name}" (${opts.level}) on udp ${udp.address.address}:${udp.address.port}; Ctrl-C stops it\n`);
+    await new Promise<void>((resolve) => {
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
+    });
+    player.stop();
+    await udp.close();
+    await engine.close();
+    process.stderr.write(`spielhalle: ${JSON.stringify(player.stats)}\n`);
+  });
+
+  networkOptions(
+    play
+      .command('connect4')
+      .description('play 4 Gewinnt in the terminal: against peers on the network, or against the solver')
+      .option('--name <name>', 'your clientname (1–32 printable ASCII characters)', process.env.USER ?? 'player')
+      .addOption(new Option('--vs <who>', 'opponent').choices(['peer', 'bot']).default('peer'))
+      .addOption(levelOption('strong'))
+      .option('--bot-first', 'against the bot: the bot moves first'),
+  ).action(async (opts: NetworkFlags & { name: string; vs: 'peer' | 'bot'; level: BotLevel; botFirst?: boolean }) => {
+    const net = network(opts);
+    // The board is on stdout and stdin; logs go to stderr only when asked for.
+    const log: Logger = opts.logLevel === 'warn' ? silentLogger : createLogger({ level: opts.logLevel as 'info' });
+    const engine = new Connect4Engine({ log });
+    try {
+      const base = { name: opts.name, level: opts.level, input: process.stdin, output: process.stdout, log };
+      let n = 0;
+      const chooseMove = (state: { moves: readonly number[] }) => engine.choose(state, opts.level, `play:${Date.now()}:${n++}`);
+      if (opts.vs === 'bot') {
+        await runTerminalPlay({ ...base, vs: 'bot', chooseMove, botStarts: opts.botFirst === true });
+      } else {
+        const ports = candidatePorts(opts, net.peerPorts);
+        await bindFirst(ports, (port) => runTerminalPlay({ ...base, vs: 'peer', port, ...net }));
+      }
+    } finally {
+      await engine.close();
+    }
+  });
+
+  registerSolveCommand(program);
+}
+
+/** A recorded game replays through the rules to the recorded result. */
+function verify(match: MatchDetail): { checked: boolean; problems: string[] } {
+  const result = match.result as { outcome?: string; winner?: number | null; moves?: string; reason?: string } | null;
+  if (!result || typeof result.moves !== 'string') return { checked: false, problems: [] };
+  const replayed = fromMoves(result.moves);
+  if (!replayed.ok) return { checked: true, problems: [`the moves ${result.moves} are not a game: ${replayed.error.message}`] };
+  const problems: string[] = [];
+  const moveEvents = match.events.filter((e) => e.type === 'move').map((e) => (e.data as { column: number }).column);
+  if (moveEvents.join('') !== result.moves) problems.push(`the move events (${moveEvents.join('')}) differ from the result's moves (${result.moves})`);
+  const s = status(replayed.value);
+  if (result.outcome === 'won' && result.reason === 'four' && (s.kind !== 'won' || s.winner !== result.winner))
+    problems.push(`the record says player ${String(result.winner)} made a four, the rules say ${s.kind}`);
+  if (result.outcome === 'drawn' && s.kind !== 'drawn') problems.push(`the record says drawn, the rules say ${s.kind}`);
+  if (result.outcome === 'aborted' || result.reason === 'resigned') {
+    if (s.kind !== 'running') problems.push(`the game was over (${s.kind}) but is recorded as ${result.reason ?? 'aborted'}`);
+  }
+  return { checked: true, problems };
+}
+
+export const connect4: GameModule = {
+  name: 'connect4',
+  title: '4 Gewinnt (Connect Four)',
+  createServer: (ctx) => {
+    const s = ctx.settings.games.connect4;
+    return new Connect4Hub({
+      host: s.lan ? C4_DEFAULTS.lanBindAddress : ctx.settings.host,
+      port: s.port,
+      broadcastAddress: s.lan ? s.broadcastAddress : null,
+      peerPorts: s.peerPorts,
+      log: ctx.log,
+      store: ctx.store,
+      engine: new Connect4Engine({ log: ctx.log }),
+    });
+  },
+  startHouseBots,
+  registerCommands,
+  registerRoutes: (app, server, ctx) => {
+    const hub = hubOf(server);
+    registerConnect4Routes(app, {
+      hub,
+      games: hub.solverGames,
+      engine: hub.engine,
+      log: ctx.log,
+      maxBrowserPeers: ctx.settings.games.connect4.maxBrowserPeers,
+    });
+  },
+  verify,
+};

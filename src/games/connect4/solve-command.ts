@@ -1,0 +1,119 @@
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import type { Command } from 'commander';
+import { UsageError } from '../../core/errors.js';
+import { defaultSolver, solvablePosition, type Solver } from './solver/index.js';
+
+/**
+ * `spielhalle solve`: Pons' test-set format on stdin and stdout.
+ *
+ *   spielhalle solve < Test_L3_R1          one `<moves> <score>` line per input line
+ *   spielhalle solve 4455 434343           the positions given as arguments
+ *   spielhalle solve --best 44             every column's score, then the best column(s)
+ *
+ * An input line is `<moves>` or `<moves> <expected score>` (the expected score is ignored; the
+ * output line carries the solver's score). Blank lines are skipped (the empty board is
+ * `spielhalle solve --best ""`). An invalid line gives one error line on stderr and the run goes
+ * on; the exit code is 1 if any line was invalid.
+ */
+
+export interface LineResult {
+  /** The output line (without newline), or null for a skipped or invalid line. */
+  out: string | null;
+  /** The stderr line (without newline) for an invalid line. */
+  error: string | null;
+}
+
+/**
+ * Handles one input line; pure apart from the solver's table. `lineNumber` is 1-based. A blank
+ * line is skipped unless `blankIsEmptyBoard` (used for command-line arguments, where `""` is the
+ * empty board).
+ */
+export function solveLine(line: string, lineNumber: number, solver: Solver, weak = false, blankIsEmptyBoard = false): LineResult {
+  const text = line.trim();
+  if (text === '' && !blankIsEmptyBoard) return { out: null, error: null };
+  const m = /^(\S*)(?:\s+(-?\d+))?$/.exec(text);
+  const moves = m?.[1] ?? text;
+  if (!m) return { out: null, error: `spielhalle: line ${lineNumber}: ${JSON.stringify(text)}: expected "<moves>" or "<moves> <score>"` };
+  const position = solvablePosition(moves);
+  if (!position.ok) {
+    return { out: null, error: `spielhalle: line ${lineNumber}: ${JSON.stringify(moves)}: ${position.error.message}` };
+  }
+  return { out: `${moves} ${solver.solve(position.value, weak)}`, error: null };
+}
+
+/** Reads lines from `input` until it ends, writing each result as soon as it is known. */
+export async function solveStream(input: Readable, out: Writable, errOut: Writable, solver: Solver, weak = false): Promise<number> {
+  let invalid = 0;
+  let n = 0;
+  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+    const r = solveLine(line, ++n, solver, weak);
+    if (r.out !== null) out.write(`${r.out}\n`);
+    if (r.error !== null) {
+      errOut.write(`${r.error}\n`);
+      invalid++;
+    }
+  }
+  return invalid > 0 ? 1 : 0;
+}
+
+/**
+ * The `--best` report: line 1 the value of each column 1–7 (`-` for a full column), line 2 the best
+ * column(s). The value of a column is the score the side to move gets by playing it (spec §6.2).
+ */
+export function bestReport(moves: string, solver: Solver, weak = false): BestReport {
+  const position = solvablePosition(moves);
+  if (!position.ok) return { lines: null, error: `spielhalle: ${JSON.stringify(moves)}: ${position.error.message}` };
+  if (position.value.moves === 42) return { lines: null, error: `spielhalle: ${JSON.stringify(moves)}: the board is full` };
+  const scores = solver.analyse(position.value, weak);
+  const values = scores.filter((s): s is number => s !== null);
+  const best = Math.max(...values);
+  const columns = scores.flatMap((s, i) => (s === best ? [i + 1] : []));
+  return {
+    lines: [scores.map((s) => (s === null ? '-' : String(s))).join(' '), `best: ${columns.join(' ')}`],
+    error: null,
+  };
+}
+
+export interface BestReport {
+  lines: string[] | null;
+  error: string | null;
+}
+
+export function registerSolveCommand(program: Command): void {
+  program
+    .command('solve')
+    .description('solve Connect Four positions (Pons notation, e.g. 4455): reads lines from stdin, prints "<moves> <score>"')
+    .argument('[moves...]', 'positions to solve instead of reading stdin')
+    .option('--best <moves>', 'print the score of every column of one position and the best column(s)')
+    .option('--weak', 'only win/draw/loss: scores 1, 0, -1 (faster)')
+    .action(async (positions: string[], opts: { best?: string; weak?: boolean }) => {
+      const solver = defaultSolver();
+      const weak = opts.weak === true;
+      if (opts.best !== undefined) {
+        if (positions.length > 0) throw new UsageError('--best takes one position; give no other positions');
+        const r = bestReport(opts.best, solver, weak);
+        if (r.lines) process.stdout.write(r.lines.join('\n') + '\n');
+        if (r.error !== null) {
+          process.stderr.write(`${r.error}\n`);
+          process.exitCode = 1;
+        }
+        return;
+      }
+      let code: number;
+      if (positions.length > 0) {
+        code = 0;
+        positions.forEach((p, i) => {
+          const r = solveLine(p, i + 1, solver, weak, true);
+          if (r.out !== null) process.stdout.write(`${r.out}\n`);
+          if (r.error !== null) {
+            process.stderr.write(`${r.error.replace(/^spielhalle: line \d+/, `spielhalle: argument ${i + 1}`)}\n`);
+            code = 1;
+          }
+        });
+      } else {
+        code = await solveStream(process.stdin, process.stdout, process.stderr, solver, weak);
+      }
+      if (code !== 0) process.exitCode = code;
+    });
+}

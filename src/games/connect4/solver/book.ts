@@ -1,0 +1,98 @@
+import { WIDTH } from '../bitboard.js';
+import { Position } from './position.js';
+
+/**
+ * An opening book, found by our own solver (bench/connect4-book.ts): exact scores of selected
+ * positions, and for the positions the generator analysed, their best columns. A position and its
+ * mirror image share one entry.
+ *
+ * Text format, one entry a line: `<moves> <score>` as in Pons' test sets (the moves reach the
+ * position; the score is the exact score of the side to move, spec §6.2), optionally followed by
+ * ` <best>`: the 1-based columns that reach that score, as digits (`44 -1 4` or `4 1 345`). The
+ * first line `# connect4-book depth=<D> …` gives the most stones of any entry; other lines
+ * starting with `#` are comments. Text keeps the data readable and diffable.
+ */
+export class Book {
+  readonly depth: number;
+  private readonly scores = new Map<number, number>();
+  /** Best columns (0-based) in the orientation of the canonical key. */
+  private readonly best = new Map<number, number[]>();
+
+  constructor(depth: number) {
+    this.depth = depth;
+  }
+
+  get size(): number {
+    return this.scores.size;
+  }
+
+  /** Exact score of the position given as words (see bitboard.ts), or null if not in the book. */
+  lookup(cl: number, ch: number, ml: number, mh: number): number | null {
+    return this.scores.get(canonicalKey(cl + ml, ch + mh)) ?? null;
+  }
+
+  get(position: Position): number | null {
+    if (position.moves > this.depth) return null;
+    return this.lookup(position.curLo, position.curHi, position.maskLo, position.maskHi);
+  }
+
+  /** The columns (0-based) that reach the position's score, if the book has them. */
+  bestColumns(position: Position): number[] | null {
+    if (position.moves > this.depth) return null;
+    const { key, mirrored } = orientation(position);
+    const columns = this.best.get(key);
+    if (!columns) return null;
+    return (mirrored ? columns.map((c) => WIDTH - 1 - c) : columns.slice()).sort((a, b) => a - b);
+  }
+
+  set(position: Position, score: number, bestColumns?: readonly number[]): void {
+    const { key, mirrored } = orientation(position);
+    this.scores.set(key, score);
+    if (bestColumns) this.best.set(key, bestColumns.map((c) => (mirrored ? WIDTH - 1 - c : c)));
+  }
+
+  /** Parses the text format; throws on a malformed line (the data is generated, so that is a bug). */
+  static parse(text: string): Book {
+    const lines = text.split('\n');
+    const header = /^# connect4-book depth=(\d+)/.exec(lines[0] ?? '');
+    if (!header) throw new Error('connect4 book: missing "# connect4-book depth=" header');
+    const book = new Book(Number(header[1]));
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!.trim();
+      if (line === '' || line.startsWith('#')) continue;
+      const m = /^([1-7]*) (-?\d+)(?: ([1-7]+))?$/.exec(line);
+      if (!m) throw new Error(`connect4 book: line ${i + 1} is malformed: ${JSON.stringify(line)}`);
+      const parsed = Position.parse(m[1]!);
+      if (!parsed.ok) throw new Error(`connect4 book: line ${i + 1}: ${parsed.error.message}`);
+      const best = m[3] === undefined ? undefined : Array.from(m[3], (c) => Number(c) - 1);
+      book.set(parsed.value, Number(m[2]), best);
+    }
+    return book;
+  }
+}
+
+/** The canonical key of a position and whether the position is the mirror of the stored form. */
+function orientation(position: Position): { key: number; mirrored: boolean } {
+  const keyLo = position.curLo + position.maskLo;
+  const keyHi = position.curHi + position.maskHi;
+  const key = canonicalKey(keyLo, keyHi);
+  return { key, mirrored: key !== keyHi * 268435456 + keyLo };
+}
+
+/**
+ * The smaller of a key and its mirror image's key, as an exact double (< 2^49). A key holds one
+ * 7-bit code per column (cur + mask), lo word columns 0–3, hi word columns 4–6.
+ */
+export function canonicalKey(keyLo: number, keyHi: number): number {
+  let mirrorLo = 0;
+  let mirrorHi = 0;
+  for (let col = 0; col < WIDTH; col++) {
+    const code = (col < 4 ? keyLo >>> (7 * col) : keyHi >>> (7 * (col - 4))) & 0x7f;
+    const to = WIDTH - 1 - col;
+    if (to < 4) mirrorLo |= code << (7 * to);
+    else mirrorHi |= code << (7 * (to - 4));
+  }
+  const key = keyHi * 268435456 + keyLo;
+  const mirror = mirrorHi * 268435456 + mirrorLo;
+  return key < mirror ? key : mirror;
+}

@@ -1,0 +1,131 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS } from '../../src/config.js';
+import { silentLogger } from '../../src/core/log.js';
+import { RecordStore } from '../../src/core/records.js';
+import { Connect4Engine } from '../../src/games/connect4/engine.js';
+import { Connect4Hub } from '../../src/games/connect4/hub.js';
+import { connect4 } from '../../src/games/connect4/index.js';
+import { legalMoves } from '../../src/games/connect4/rules.js';
+import { createWebServer, type WebServer } from '../../src/web/server.js';
+
+/**
+ * The Connect Four page in a real headless Chromium against the real routes and the real solver
+ * (in its worker thread): a person plays a whole game against the perfect bot, analyses a
+ * position, and finds the game on the watch tab. Needs web/dist (npm test builds it first).
+ */
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const shots = join(root, 'test-results');
+
+describe('Connect Four in a browser', () => {
+  const store = new RecordStore(':memory:');
+  let hub: Connect4Hub;
+  let web: WebServer | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  let base: string;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(join(root, 'web', 'dist', 'index.html'))) throw new Error('The dashboard is not built: run `npx vite build --config web/vite.config.ts` (npm test does this first).');
+    mkdirSync(shots, { recursive: true });
+    hub = new Connect4Hub({ host: '127.0.0.1', port: 0, broadcastAddress: null, peerPorts: [], store, log: silentLogger, engine: new Connect4Engine() });
+    await hub.start();
+    web = createWebServer({
+      servers: [hub],
+      store,
+      log: silentLogger,
+      host: '127.0.0.1',
+      port: 0,
+      routes: [(app) => connect4.registerRoutes!(app, hub, { settings: DEFAULT_SETTINGS, log: silentLogger, store })],
+    });
+    base = `http://127.0.0.1:${(await web.start()).port}`;
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    page.setDefaultTimeout(15_000);
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await web?.stop();
+    await hub.stop();
+    store.close();
+  });
+
+  it('plays a whole game against the perfect bot', async () => {
+    await page.goto(`${base}/#/connect4`);
+    await page.getByTestId('c4-level').selectOption('perfect');
+    await page.getByTestId('c4-first').selectOption('bot');
+    await page.getByTestId('c4-new-game').click();
+    const board = page.getByTestId('c4-board');
+    const status = page.getByTestId('c4-status');
+    // The perfect first player opens in the centre (the only winning first move).
+    await expect.poll(() => board.getAttribute('data-moves')).toBe('4');
+    let clicks = 0;
+    while ((await page.getByTestId('c4-outcome').count()) === 0) {
+      await expect.poll(async () => (await status.textContent()) ?? '', { timeout: 15_000 }).toMatch(/Your move|wins|Draw/);
+      if ((await page.getByTestId('c4-outcome').count()) > 0) break;
+      const moves = Array.from((await board.getAttribute('data-moves')) ?? '', Number);
+      // A person who always plays the leftmost open column.
+      const column = legalMoves({ moves })[0]!;
+      await page.getByTestId(`c4-col-${column}`).click();
+      await expect.poll(async () => ((await board.getAttribute('data-moves')) ?? '').length).toBeGreaterThan(moves.length);
+      clicks++;
+      if (clicks === 3) await page.screenshot({ path: join(shots, 'connect4-midgame.png') });
+    }
+    expect(await page.getByTestId('c4-outcome').textContent()).toBe('The bot wins.');
+    // The winning four is marked on the board.
+    expect(await board.locator('.c4-win').count()).toBeGreaterThanOrEqual(4);
+    await page.screenshot({ path: join(shots, 'connect4-end.png') });
+    const [record] = store.listMatches({ game: 'connect4', status: 'finished' });
+    expect(record?.result).toMatchObject({ outcome: 'won', winner: 0, winnerName: 'solver (perfect)' });
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
+
+  it('shows an illegal click as the server refuses it', async () => {
+    await page.getByTestId('c4-first').selectOption('human');
+    await page.getByTestId('c4-level').selectOption('easy');
+    await page.getByTestId('c4-new-game').click();
+    const board = page.getByTestId('c4-board');
+    await expect.poll(() => board.getAttribute('data-moves')).toBe('');
+    // Fill column 1 to the top, then click it again: the server's refusal is shown, not swallowed.
+    let moves = '';
+    while ((moves.match(/1/g) ?? []).length < 6 && (await page.getByTestId('c4-outcome').count()) === 0) {
+      await page.getByTestId('c4-col-1').click();
+      await expect.poll(async () => ((await board.getAttribute('data-moves')) ?? '').length).toBeGreaterThan(moves.length);
+      await expect.poll(async () => (await page.getByTestId('c4-status').textContent()) ?? '').toMatch(/Your move|wins|Draw/);
+      moves = (await board.getAttribute('data-moves')) ?? '';
+    }
+    if ((await page.getByTestId('c4-outcome').count()) === 0) {
+      await page.getByTestId('c4-col-1').click();
+      await expect.poll(async () => (await page.getByTestId('c4-error').textContent()) ?? '').toMatch(/column 1 is full/);
+    }
+  }, 60_000);
+
+  it('analyses a position column by column', async () => {
+    await page.getByTestId('c4-tab-analyse').click();
+    await page.getByTestId('c4-analyse-moves').fill('44455554221');
+    await expect.poll(async () => (await page.getByTestId('c4-analyse-verdict').textContent()) ?? '', { timeout: 20_000 }).toMatch(/loses \(score -15\)/);
+    const best = ((await page.getByTestId('c4-analyse-best').textContent()) ?? '').split(', ');
+    for (const c of best) expect(await page.getByTestId(`c4-label-${c}`).textContent()).toBe('-15');
+    // Clicking a column plays it and analyses the new position.
+    await page.getByTestId('c4-col-1').click();
+    await expect.poll(() => page.getByTestId('c4-analyse-moves').inputValue()).toBe('444555542211');
+    await expect.poll(async () => (await page.getByTestId('c4-analyse-verdict').textContent()) ?? '', { timeout: 20_000 }).toMatch(/to move (wins|loses)|draw/);
+    await page.screenshot({ path: join(shots, 'connect4-analyse.png') });
+  }, 60_000);
+
+  it('lists the games on the watch tab', async () => {
+    await page.getByTestId('c4-tab-watch').click();
+    await expect.poll(() => page.getByTestId('c4-game-row').count()).toBeGreaterThanOrEqual(1);
+    expect(await page.getByTestId('c4-watch-title').textContent()).toMatch(/solver \(perfect\)|browser/);
+  });
+});
