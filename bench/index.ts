@@ -1,15 +1,29 @@
-// `npm run bench`: every benchmark, one after the other, each in a process of its own.
-// Copy the printed tables into docs/benchmarks.md with the machine and date they show.
+// `npm run bench [-- <game>…]`: every benchmark (or those of the named games), one after the
+// other, each in a process of its own. Copy the printed tables into docs/benchmarks.md with the
+// machine and date they show. The long runs are in `npm run soak`.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const benches: [string, string[]][] = [
-  ['mia-server.ts', ['--bots', '50', '--seconds', '20']],
-  ['mia-strength.ts', ['--rounds', '10000']],
+const benches: [game: string, file: string, args: string[]][] = [
+  ['mia', 'mia-server.ts', ['--bots', '50', '--seconds', '20']],
+  ['mia', 'mia-strength.ts', ['--rounds', '10000']],
+  ['connect4', 'connect4-solver.ts', ['--set', 'all']],
+  ['connect4', 'connect4-solver.ts', ['--selfplay', '--games', '100']],
+  ['dame', 'dame-perft.ts', ['--depth', '9']],
+  ['dame', 'dame-strength.ts', ['--games', '100', '--ms', '1000', '--vs', 'random,depth2', '--opening']],
+  ['catan', 'catan-rules.ts', ['--games', '1000']],
 ];
 
+const only = process.argv.slice(2);
+const unknown = only.filter((g) => !benches.some(([game]) => game === g));
+if (unknown.length > 0) {
+  process.stderr.write(`bench: no benchmarks for ${unknown.join(', ')}; games: ${[...new Set(benches.map(([g]) => g))].join(', ')}\n`);
+  process.exit(2);
+}
+
 let failed = 0;
-for (const [file, args] of benches) {
+for (const [game, file, args] of benches) {
+  if (only.length > 0 && !only.includes(game)) continue;
   const path = fileURLToPath(new URL(`./${file}`, import.meta.url));
   process.stderr.write(`\n== bench/${file} ${args.join(' ')}\n`);
   const r = spawnSync(process.execPath, ['--import', 'tsx', path, ...args], { stdio: 'inherit' });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { loadConfig, type Loaded } from './core/config.js';
 import { CONNECT4_SETTINGS, connect4SettingsSchema } from './games/connect4/settings.js';
+import { DAME_SETTINGS, dameSettingsSchema } from './games/dame/settings.js';
 import { MIA_SETTINGS, miaSettingsSchema } from './games/mia/settings.js';
 
 /** Every setting of `spielhalle serve`, with its default. See docs/operations.md. */
@@ -18,7 +19,7 @@ export const settingsSchema = z
     seed: z.string(),
     web: z.object({ enabled: z.boolean(), host: z.string().min(1), port }).strict(),
     // Each game's own settings live in its folder (src/games/<game>/settings.ts).
-    games: z.object({ mia: miaSettingsSchema, connect4: connect4SettingsSchema }).strict(),
+    games: z.object({ mia: miaSettingsSchema, connect4: connect4SettingsSchema, dame: dameSettingsSchema }).strict(),
   })
   .strict();
 
@@ -35,6 +36,7 @@ export const DEFAULT_SETTINGS: Settings = {
   games: {
     mia: MIA_SETTINGS,
     connect4: CONNECT4_SETTINGS,
+    dame: DAME_SETTINGS,
   },
 };
 

@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/log.js';
+import type { RecordStore } from '../../core/records.js';
+import { err, ok, type Result } from '../../core/result.js';
+import type { DameMoveSource } from './engine-pool.js';
+import { Match, type MatchTiming } from './match.js';
+import { isGameId, type Seat } from './protocol.js';
+import { initialState, type DameState } from './rules.js';
+import type { DameGameRow } from './snapshot.js';
+
+/**
+ * The games a Dame server holds, by their 13-character id: created by the API or, on first use,
+ * by a client's `ID` (auto-create). Ended games stay for a while so a late client still gets
+ * their GAMEOVER; the oldest ended (then the oldest unoccupied) games make room for new ones.
+ */
+
+export interface CreateGameOptions {
+  /** A fixed id (tests, replays); default a fresh lower-case `[a-z0-9]{13}`. */
+  id?: string;
+  /** Default `Game from YYYY-MM-DD HH:MM` (creation time, local). */
+  name?: string;
+  moveTimeMs?: number;
+  /** A seat the built-in engine plays (it counts as connected). */
+  engineSeat?: Seat | null;
+  /** A start position other than the initial one (tests and analysis; the side to move moves first). */
+  start?: DameState;
+}
+
+export interface GamesOptions {
+  defaultMoveTimeMs: number;
+  /** The engine's think time per single move; null or 0 = the game's move time. */
+  engineTimeMs: number | null;
+  timing: MatchTiming;
+  maxGames: number;
+  clock: Clock;
+  log: Logger;
+  store: RecordStore | null;
+  /** The engine seats' move source (created on first use). */
+  engine: () => DameMoveSource;
+  publish: (type: string, data: unknown) => void;
+  idFactory?: () => string;
+}
+
+export type CreateGameError = 'invalid-id' | 'exists' | 'full' | 'invalid-move-time';
+
+const RECENT = 20;
+const ID_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A fresh lower-case game id of 13 characters, like the course server's `0sk8wc9exo1g1`. */
+export function newGameId(): string {
+  const bytes = randomBytes(13);
+  let id = '';
+  for (const b of bytes) id += ID_CHARS.charAt(b % ID_CHARS.length);
+  return id;
+}
+
+const two = (n: number): string => String(n).padStart(2, '0');
+
+export function defaultGameName(at: number): string {
+  const d = new Date(at);
+  return `Game from ${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
+export class DameGames {
+  private readonly games = new Map<string, Match>();
+  /** Ended games, newest first, for the dashboard. */
+  private readonly recent: DameGameRow[] = [];
+  private played = 0;
+
+  constructor(private readonly o: GamesOptions) {}
+
+  get size(): number {
+    return this.games.size;
+  }
+
+  get gamesPlayed(): number {
+    return this.played;
+  }
+
+  get(id: string): Match | undefined {
+    return this.games.get(id);
+  }
+
+  create(options: CreateGameOptions = {}): Result<Match, CreateGameError> {
+    const moveTimeMs = options.moveTimeMs ?? this.o.defaultMoveTimeMs;
+    if (!Number.isInteger(moveTimeMs) || moveTimeMs < 1 || moveTimeMs > 3_600_000) return err('invalid-move-time');
+    let id = options.id;
+    if (id !== undefined) {
+      if (!isGameId(id)) return err('invalid-id');
+      if (this.games.has(id)) return err('exists');
+    } else {
+      const factory = this.o.idFactory ?? newGameId;
+      do id = factory();
+      while (this.games.has(id));
+    }
+    if (!this.makeRoom()) return err('full');
+    const engineSeat = options.engineSeat ?? null;
+    const match = new Match({
+      id,
+      name: options.name ?? defaultGameName(this.o.clock.now()),
+      moveTimeMs,
+      engineTimeMs: this.o.engineTimeMs !== null && this.o.engineTimeMs > 0 ? this.o.engineTimeMs : moveTimeMs,
+      engineSeat,
+      start: options.start ?? initialState(),
+      timing: this.o.timing,
+      clock: this.o.clock,
+      log: this.o.log,
+      store: this.o.store,
+      engine: engineSeat === null ? null : this.o.engine(),
+      publish: this.o.publish,
+      onEnded: (m) => this.ended(m),
+    });
+    this.games.set(id, match);
+    this.o.log.info({ gameId: id, moveTimeMs, engineSeat }, 'game created');
+    this.o.publish('gameCreated', match.row());
+    return ok(match);
+  }
+
+  /** Every game in memory, oldest first. */
+  all(): Match[] {
+    return [...this.games.values()];
+  }
+
+  rows(): { games: DameGameRow[]; recent: DameGameRow[] } {
+    const games: DameGameRow[] = [];
+    for (const m of this.games.values()) if (m.status !== 'over') games.push(m.row());
+    return { games, recent: this.recent.map((r) => ({ ...r })) };
+  }
+
+  stop(): void {
+    for (const m of this.games.values()) m.stop();
+  }
+
+  private ended(match: Match): void {
+    this.played++;
+    this.recent.unshift(match.row());
+    if (this.recent.length > RECENT) this.recent.pop();
+  }
+
+  /** Drops ended games, then unoccupied waiting games, oldest first, until one more fits. */
+  private makeRoom(): boolean {
+    if (this.games.size < this.o.maxGames) return true;
+    for (const pass of ['over', 'empty'] as const) {
+      for (const [id, m] of this.games) {
+        if (this.games.size < this.o.maxGames) return true;
+        if (pass === 'over' ? m.status === 'over' : m.status === 'waiting' && m.empty) this.games.delete(id);
+      }
+    }
+    return this.games.size < this.o.maxGames;
+  }
+}

@@ -1,0 +1,134 @@
+import type { Command } from 'commander';
+import { UsageError } from '../../core/errors.js';
+import type { GameServer } from '../../core/game-server.js';
+import type { Stoppable } from '../../core/lifecycle.js';
+import type { GameCommands, GameModule, ServeContext } from '../types.js';
+import { createDameBot } from './bots/index.js';
+import { DameClient } from './client.js';
+import { registerDameBotCommand } from './commands.js';
+import { botPlayer } from './players.js';
+import { verifyDameMatch } from './replay.js';
+import { DameGameError, DameServer } from './server.js';
+import { dameServerOptions } from './settings.js';
+
+export { DameServer } from './server.js';
+
+/**
+ * Dame over the MNM Gameserver protocol: the server on TCP 1357, `bot dame`, `dame new`, the
+ * game-creation API of the dashboard, and house games so there is something to watch.
+ */
+
+function dameOf(server: GameServer): DameServer {
+  if (!(server instanceof DameServer)) throw new Error('not a Dame server');
+  return server;
+}
+
+/** One house game after another: the server's engine seat (White) against the greedy bot as a real client. */
+function startHouseBots(ctx: ServeContext, server: GameServer): Promise<Stoppable[]> {
+  const s = ctx.settings.games.dame;
+  const dame = dameOf(server);
+  const parts: Stoppable[] = [];
+  for (let i = 0; i < s.houseGames; i++) {
+    let client: DameClient | null = null;
+    let stopped = false;
+    let timer: NodeJS.Timeout | null = null;
+    const next = (round: number): void => {
+      if (stopped) return;
+      const gameId = dame.createGame({ name: `House game ${i + 1}.${round}`, moveTimeMs: s.houseMoveTimeMs, engineSeat: 0 });
+      const bot = createDameBot(round % 2 === 0 ? 'greedy' : 'depth2');
+      client = new DameClient({ host: '127.0.0.1', port: dame.info().port, gameId, seat: 1, player: botPlayer(bot, `house:${i}:${round}`), log: ctx.log.child({ bot: `dame-house-${i}` }) });
+      void client.run().then(
+        () => {
+          timer = setTimeout(() => next(round + 1), 3000);
+          timer.unref();
+        },
+        (err: unknown) => ctx.log.warn({ err }, 'dame house game failed'),
+      );
+    };
+    next(0);
+    parts.push({
+      name: `dame house game ${i + 1}`,
+      stop: () => {
+        stopped = true;
+        if (timer) clearTimeout(timer);
+        client?.stop();
+      },
+    });
+  }
+  return Promise.resolve(parts);
+}
+
+interface NewFlags {
+  name?: string;
+  moveTime?: string;
+  engineSeat?: string;
+  url: string;
+}
+
+function registerNewCommand(program: Command): void {
+  program
+    .command('dame')
+    .description('Dame games on a running `spielhalle serve`')
+    .command('new')
+    .description('create a game on the running server and print its 13-character id')
+    .option('--name <name>', 'the game name its players see (default "Game from <date> <time>")')
+    .option('--move-time <ms>', 'the time per move in ms (default: the server\'s, 3000)')
+    .option('--engine-seat <0|1>', 'our engine takes this seat (0 = White, 1 = Black)')
+    .option('--url <url>', 'the dashboard of the running server', 'http://127.0.0.1:8080')
+    .action(async (opts: NewFlags) => {
+      const body: Record<string, unknown> = {};
+      if (opts.name !== undefined) body.name = opts.name;
+      if (opts.moveTime !== undefined) {
+        const ms = Number(opts.moveTime);
+        if (!Number.isInteger(ms) || ms < 1) throw new UsageError(`--move-time must be a whole number of ms, got "${opts.moveTime}"`);
+        body.moveTimeMs = ms;
+      }
+      if (opts.engineSeat !== undefined) {
+        if (opts.engineSeat !== '0' && opts.engineSeat !== '1') throw new UsageError(`--engine-seat must be 0 or 1, got "${opts.engineSeat}"`);
+        body.engineSeat = Number(opts.engineSeat);
+      }
+      let response: Response;
+      try {
+        response = await fetch(new URL('/api/dame/games', opts.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      } catch (err) {
+        throw new Error(`cannot reach ${opts.url} (is \`spielhalle serve\` running?): ${(err as Error).message}`);
+      }
+      const answer = (await response.json()) as { id?: string; error?: string };
+      if (!response.ok || answer.id === undefined) throw new Error(answer.error ?? `the server answered ${response.status}`);
+      process.stdout.write(`${answer.id}\n`);
+    });
+}
+
+export const dame: GameModule = {
+  name: 'dame',
+  title: 'Dame (Checkers)',
+  createServer: (ctx) => new DameServer(dameServerOptions(ctx.settings.games.dame, ctx.settings.host, ctx.log, ctx.store)),
+  startHouseBots,
+  registerCommands: ({ bot, program }: GameCommands) => {
+    registerDameBotCommand(bot);
+    registerNewCommand(program);
+  },
+  registerRoutes: (app, server) => {
+    const dameServer = dameOf(server);
+    app.get('/api/dame/games', () => dameServer.listGames());
+    app.post<{ Body: { name?: unknown; moveTimeMs?: unknown; engineSeat?: unknown } | null }>('/api/dame/games', (request, reply) => {
+      const b = request.body ?? {};
+      if (b.name !== undefined && (typeof b.name !== 'string' || b.name.length === 0 || b.name.length > 100 || /[\r\n]/.test(b.name)))
+        return reply.code(400).send({ error: 'name: 1–100 characters on one line' });
+      if (b.moveTimeMs !== undefined && typeof b.moveTimeMs !== 'number') return reply.code(400).send({ error: 'moveTimeMs: a number of ms' });
+      if (b.engineSeat !== undefined && b.engineSeat !== null && b.engineSeat !== 0 && b.engineSeat !== 1) return reply.code(400).send({ error: 'engineSeat: 0, 1 or null' });
+      try {
+        const id = dameServer.createGame({
+          ...(typeof b.name === 'string' ? { name: b.name } : {}),
+          ...(typeof b.moveTimeMs === 'number' ? { moveTimeMs: b.moveTimeMs } : {}),
+          engineSeat: b.engineSeat ?? null,
+        });
+        return reply.code(201).send(dameServer.getGame(id));
+      } catch (err) {
+        if (err instanceof DameGameError) return reply.code(err.code === 'full' ? 503 : 400).send({ error: err.message, code: err.code });
+        throw err;
+      }
+    });
+  },
+  verify: verifyDameMatch,
+};

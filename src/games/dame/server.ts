@@ -1,0 +1,278 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { systemClock, type Clock } from '../../core/clock.js';
+import { EventHub, type GameServer, type ServerInfo, type ServerStatus, type SpectatorEvent } from '../../core/game-server.js';
+import type { Logger } from '../../core/log.js';
+import type { RecordStore } from '../../core/records.js';
+import { Connection } from './connection.js';
+import { DameEnginePool, type DameMoveSource } from './engine-pool.js';
+import { DameGames, type CreateGameError, type CreateGameOptions } from './games.js';
+import { DEFAULT_MOTD, DEFAULT_PORT, type ProtocolMode } from './protocol.js';
+import type { DameGameRow, DameSnapshot } from './snapshot.js';
+
+/**
+ * The Dame server: the MNM Gameserver protocol for `Checkers` over TCP (spec §2), port 1357 by
+ * default. Sockets only move bytes: connections run the prolog, matches run the games.
+ */
+
+export interface DameServerOptions {
+  host: string;
+  /** 1357 by default; 0 picks a free port. */
+  port: number;
+  /** `auto` (default): MOTD only after `motdDelayMs` of client silence; majors 2 and 3. */
+  mode: ProtocolMode;
+  /** An unknown valid game id creates the game; off: `- Game does not exist`. */
+  autoCreate: boolean;
+  /** `+ MOVE <ms>` of games created without a move time. */
+  defaultMoveTimeMs: number;
+  waitIdleMs: number;
+  okwaitTimeoutMs: number;
+  /** Per prolog line. */
+  prologTimeoutMs: number;
+  /** Added to the move time before THINKING/PLAY time out. */
+  graceMs: number;
+  motdDelayMs: number;
+  motd: string;
+  /** Least time between two groups with no client line between them (§2.6). */
+  groupGapMs: number;
+  /** Engine seats' think time per single move; null or 0 = the game's move time. */
+  engineTimeMs: number | null;
+  /** Worker threads for engine seats. */
+  engineThreads: number;
+  /** Games held in memory (ended ones are dropped first). */
+  maxGames: number;
+  maxConnections: number;
+  /** A client that lets this much output pile up unread is dropped. */
+  maxOutputBytes: number;
+  /** How long a closed connection may stay half-open before its socket is destroyed. */
+  lingerMs: number;
+  log: Logger;
+  store: RecordStore | null;
+  clock?: Clock | undefined;
+  /** Fresh game ids (tests); default random lower-case `[a-z0-9]{13}`. */
+  idFactory?: (() => string) | undefined;
+  /** The engine seats' move source; default a pool of `engineThreads` worker threads. */
+  engine?: DameMoveSource | undefined;
+}
+
+export const DAME_DEFAULTS = {
+  host: '127.0.0.1',
+  port: DEFAULT_PORT,
+  mode: 'auto',
+  autoCreate: true,
+  defaultMoveTimeMs: 3000,
+  waitIdleMs: 1000,
+  okwaitTimeoutMs: 3000,
+  prologTimeoutMs: 10_000,
+  graceMs: 200,
+  motdDelayMs: 2000,
+  motd: DEFAULT_MOTD,
+  groupGapMs: 50,
+  engineTimeMs: null,
+  engineThreads: 1,
+  maxGames: 1000,
+  maxConnections: 1000,
+  maxOutputBytes: 1024 * 1024,
+  lingerMs: 2000,
+} as const satisfies Omit<DameServerOptions, 'log' | 'store'>;
+
+export class DameGameError extends Error {
+  override readonly name = 'DameGameError';
+  constructor(readonly code: CreateGameError) {
+    super(
+      {
+        'invalid-id': 'a game id has exactly 13 characters from 0-9, A-Z, a-z',
+        exists: 'a game with this id exists',
+        full: 'the server holds as many games as it may',
+        'invalid-move-time': 'the move time must be a whole number of ms from 1 to 3600000',
+      }[code],
+    );
+  }
+}
+
+const GAME = 'dame';
+
+export class DameServer implements GameServer {
+  readonly game = GAME;
+  private server: Server | null = null;
+  private status: ServerStatus = 'stopped';
+  private error: string | undefined;
+  private boundPort: number;
+  private readonly hub = new EventHub();
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly games: DameGames;
+  private readonly sockets = new Map<Socket, Connection>();
+  private engine: DameMoveSource | null;
+  private connectionCount = 0;
+
+  constructor(private readonly o: DameServerOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.boundPort = o.port;
+    this.log = o.log.child({ game: GAME });
+    this.engine = o.engine ?? null;
+    this.games = new DameGames({
+      defaultMoveTimeMs: o.defaultMoveTimeMs,
+      engineTimeMs: o.engineTimeMs,
+      timing: { waitIdleMs: o.waitIdleMs, okwaitTimeoutMs: o.okwaitTimeoutMs, graceMs: o.graceMs },
+      maxGames: o.maxGames,
+      clock: this.clock,
+      log: this.log,
+      store: o.store,
+      engine: () => (this.engine ??= new DameEnginePool({ threads: o.engineThreads, log: o.log })),
+      publish: (type, data) => this.hub.publish({ game: GAME, type, at: this.clock.now(), data }),
+      ...(o.idFactory ? { idFactory: o.idFactory } : {}),
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.server) return;
+    this.status = 'starting';
+    const server = createServer({ noDelay: true, allowHalfOpen: false }, (socket) => this.accept(socket));
+    server.maxConnections = this.o.maxConnections;
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error): void => {
+        this.status = 'failed';
+        this.error = err.message;
+        reject(err);
+      };
+      server.once('error', onError);
+      server.listen(this.o.port, this.o.host, () => {
+        server.off('error', onError);
+        server.on('error', (err) => this.log.error({ err }, 'server socket error'));
+        resolve();
+      });
+    });
+    this.server = server;
+    const address = server.address();
+    this.boundPort = typeof address === 'object' && address ? address.port : this.o.port;
+    this.status = 'running';
+    this.log.info({ host: this.o.host, port: this.boundPort, mode: this.o.mode }, 'Dame server listening');
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    this.games.stop();
+    for (const socket of this.sockets.keys()) socket.destroy();
+    if (this.status !== 'failed') this.status = 'stopped';
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (this.engine && !this.o.engine) await this.engine.close();
+    this.engine = this.o.engine ?? null;
+    this.o.store?.flush();
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  /** Creates a game and returns its id; throws a DameGameError for bad options. */
+  createGame(options: CreateGameOptions = {}): string {
+    const created = this.games.create(options);
+    if (!created.ok) throw new DameGameError(created.error);
+    return created.value.id;
+  }
+
+  /** The games in memory: waiting and running first (oldest first), then ended ones. */
+  listGames(): DameGameRow[] {
+    const rows = this.games.all().map((m) => m.row());
+    return [...rows.filter((r) => r.status !== 'over'), ...rows.filter((r) => r.status === 'over')];
+  }
+
+  getGame(id: string): DameGameRow | undefined {
+    return this.games.get(id)?.row();
+  }
+
+  info(): ServerInfo {
+    const info: ServerInfo = {
+      game: GAME,
+      title: 'Dame (Checkers)',
+      protocol: `MNM Gameserver (${this.o.mode})`,
+      transport: 'tcp',
+      host: this.o.host,
+      port: this.boundPort,
+      status: this.status,
+      clients: this.sockets.size,
+      liveMatches: this.games.all().filter((m) => m.status === 'running').length,
+    };
+    if (this.error !== undefined) info.error = this.error;
+    return info;
+  }
+
+  snapshot(): DameSnapshot {
+    const { games, recent } = this.games.rows();
+    return { game: GAME, port: this.boundPort, mode: this.o.mode, games, recent, gamesPlayed: this.games.gamesPlayed };
+  }
+
+  subscribe(listener: (event: SpectatorEvent) => void): () => void {
+    return this.hub.subscribe(listener);
+  }
+
+  private accept(socket: Socket): void {
+    try {
+      const n = ++this.connectionCount;
+      const address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? n}`;
+      socket.setNoDelay(true);
+      socket.setKeepAlive(true, 10_000);
+      let lingering: NodeJS.Timeout | null = null;
+      const connection = new Connection({
+        id: `${address}#${n}`,
+        address,
+        mode: this.o.mode,
+        motd: this.o.motd,
+        motdDelayMs: this.o.motdDelayMs,
+        prologTimeoutMs: this.o.prologTimeoutMs,
+        groupGapMs: this.o.groupGapMs,
+        autoCreate: this.o.autoCreate,
+        games: this.games,
+        clock: this.clock,
+        log: this.o.log,
+        store: this.o.store,
+        transport: {
+          write: (data) => {
+            if (socket.destroyed || !socket.writable) return;
+            socket.write(data);
+            if (socket.writableLength > this.o.maxOutputBytes) {
+              this.log.warn({ conn: address, buffered: socket.writableLength }, 'client does not read: dropping it');
+              socket.destroy();
+            }
+          },
+          end: () => {
+            if (socket.destroyed) return;
+            socket.end();
+            // A client that never closes its side must not keep the socket.
+            lingering ??= setTimeout(() => socket.destroy(), this.o.lingerMs);
+            lingering.unref();
+          },
+        },
+      });
+      this.sockets.set(socket, connection);
+      socket.on('data', (chunk: Buffer) => {
+        try {
+          connection.receive(chunk);
+        } catch (err) {
+          this.log.error({ err, conn: address }, 'failed to handle client data');
+          connection.fail({ code: 'internal' });
+        }
+      });
+      socket.on('error', (err) => this.log.debug({ err, conn: address }, 'socket error'));
+      socket.on('close', () => {
+        if (lingering) clearTimeout(lingering);
+        this.sockets.delete(socket);
+        try {
+          connection.closed();
+        } catch (err) {
+          this.log.error({ err, conn: address }, 'failed to close a connection');
+        }
+      });
+      connection.start();
+    } catch (err) {
+      this.log.error({ err }, 'failed to accept a connection');
+      socket.destroy();
+    }
+  }
+}
+
+/** The server with every option not given taken from DAME_DEFAULTS. */
+export function createDameServer(options: Partial<DameServerOptions> & Pick<DameServerOptions, 'log' | 'store'>): DameServer {
+  return new DameServer({ ...DAME_DEFAULTS, ...options });
+}
