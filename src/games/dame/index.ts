@@ -8,8 +8,9 @@ import { DameClient } from './client.js';
 import { registerDameBotCommand } from './commands.js';
 import { botPlayer } from './players.js';
 import { verifyDameMatch } from './replay.js';
-import { DameGameError, DameServer } from './server.js';
+import { DameServer } from './server.js';
 import { dameServerOptions } from './settings.js';
+import { registerDameWebRoutes } from './web.js';
 
 export { DameServer } from './server.js';
 
@@ -108,27 +109,9 @@ export const dame: GameModule = {
     registerDameBotCommand(bot);
     registerNewCommand(program);
   },
-  registerRoutes: (app, server) => {
+  registerRoutes: (app, server, ctx) => {
     const dameServer = dameOf(server);
-    app.get('/api/dame/games', () => dameServer.listGames());
-    app.post<{ Body: { name?: unknown; moveTimeMs?: unknown; engineSeat?: unknown } | null }>('/api/dame/games', (request, reply) => {
-      const b = request.body ?? {};
-      if (b.name !== undefined && (typeof b.name !== 'string' || b.name.length === 0 || b.name.length > 100 || /[\r\n]/.test(b.name)))
-        return reply.code(400).send({ error: 'name: 1–100 characters on one line' });
-      if (b.moveTimeMs !== undefined && typeof b.moveTimeMs !== 'number') return reply.code(400).send({ error: 'moveTimeMs: a number of ms' });
-      if (b.engineSeat !== undefined && b.engineSeat !== null && b.engineSeat !== 0 && b.engineSeat !== 1) return reply.code(400).send({ error: 'engineSeat: 0, 1 or null' });
-      try {
-        const id = dameServer.createGame({
-          ...(typeof b.name === 'string' ? { name: b.name } : {}),
-          ...(typeof b.moveTimeMs === 'number' ? { moveTimeMs: b.moveTimeMs } : {}),
-          engineSeat: b.engineSeat ?? null,
-        });
-        return reply.code(201).send(dameServer.getGame(id));
-      } catch (err) {
-        if (err instanceof DameGameError) return reply.code(err.code === 'full' ? 503 : 400).send({ error: err.message, code: err.code });
-        throw err;
-      }
-    });
+    registerDameWebRoutes(app, dameServer, { log: ctx.log, host: dameServer.info().host });
   },
   verify: verifyDameMatch,
 };

@@ -1,5 +1,6 @@
 import type { ComponentType } from 'react';
 import { Connect4Page } from './connect4/Connect4Page.js';
+import { DamePage } from './dame/DamePage.js';
 import { MiaLive } from './mia/MiaLive.js';
 
 /**
@@ -9,4 +10,5 @@ import { MiaLive } from './mia/MiaLive.js';
 export const livePages: ReadonlyMap<string, { label: string; Page: ComponentType }> = new Map([
   ['mia', { label: 'Mia live', Page: MiaLive }],
   ['connect4', { label: '4 Gewinnt', Page: Connect4Page }],
+  ['dame', { label: 'Dame', Page: DamePage }],
 ]);
