@@ -1,0 +1,268 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { systemClock, type Clock } from '../../core/clock.js';
+import {
+  EventHub,
+  type GameServer,
+  type ServerInfo,
+  type ServerStatus,
+  type SpectatorEvent,
+} from '../../core/game-server.js';
+import type { Logger } from '../../core/log.js';
+import type { RecordStore } from '../../core/records.js';
+import { Connection, type Transport } from './connection.js';
+import { Lobby } from './lobby.js';
+import type { State } from './rules.js';
+import type { OstseeschachSnapshot } from './snapshot.js';
+import type { XmlLimits } from './xml/parser.js';
+
+/**
+ * The Ostseeschach TCP server: byte-compatible with the official Software-Challenge 2022 server
+ * (spec §3). Sockets only move bytes; the lobby, the rooms and their timers do the rest.
+ */
+
+export interface OstseeschachServerOptions {
+  host: string;
+  /** 13050 officially; 0 picks a free port. */
+  port: number;
+  /** server.properties `password`; the official default is `examplepassword`. */
+  adminPassword: string;
+  /** A late move is a SOFT_TIMEOUT (official: 2000 ms). */
+  softTimeoutMs: number;
+  /** No move at all ends the game (official: 10000 ms). */
+  hardTimeoutMs: number;
+  /** server.properties `paused`: rooms created by `join` start paused. */
+  paused: boolean;
+  seed: string | number;
+  log: Logger;
+  store: RecordStore | null;
+  clock?: Clock | undefined;
+  /** Connections at once; more are refused. */
+  maxConnections?: number | undefined;
+  /** Rooms at once; a join or prepare beyond gets an errorpacket. */
+  maxRooms?: number | undefined;
+  /** A client that lets this much output pile up unread is disconnected. */
+  maxOutputBytes?: number | undefined;
+  /** How long an ended connection may stay half-open before its socket is destroyed. */
+  lingerMs?: number | undefined;
+  limits?: Partial<XmlLimits> | undefined;
+  /** Test hooks: room ids and reservation codes (random UUIDs otherwise) and start positions. */
+  roomIds?: (() => string) | undefined;
+  reservationCodes?: (() => string) | undefined;
+  startPosition?: ((roomIndex: number) => State | undefined) | undefined;
+}
+
+export const OSTSEESCHACH_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 13050,
+  adminPassword: 'examplepassword',
+  softTimeoutMs: 2000,
+  hardTimeoutMs: 10_000,
+  paused: false,
+  maxConnections: 500,
+  maxRooms: 250,
+  maxOutputBytes: 4 * 1024 * 1024,
+  lingerMs: 2000,
+} as const;
+
+const GAME = 'ostseeschach';
+
+export class OstseeschachServer implements GameServer {
+  readonly game = GAME;
+  private server: Server | null = null;
+  private status: ServerStatus = 'stopped';
+  private error: string | undefined;
+  private boundPort: number;
+  private readonly hub = new EventHub();
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  readonly lobby: Lobby;
+  private readonly connections = new Set<Connection>();
+  private readonly sockets = new Set<Socket>();
+  private connectionCount = 0;
+
+  constructor(private readonly o: OstseeschachServerOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.boundPort = o.port;
+    this.log = o.log.child({ game: GAME });
+    this.lobby = new Lobby({
+      adminPassword: o.adminPassword,
+      softTimeoutMs: o.softTimeoutMs,
+      hardTimeoutMs: o.hardTimeoutMs,
+      paused: o.paused,
+      maxRooms: o.maxRooms ?? OSTSEESCHACH_DEFAULTS.maxRooms,
+      seed: String(o.seed),
+      clock: this.clock,
+      log: this.log,
+      store: o.store,
+      roomIds: o.roomIds,
+      reservationCodes: o.reservationCodes,
+      startPosition: o.startPosition,
+      publish: (type, data) => this.hub.publish({ game: GAME, type, at: this.clock.now(), data }),
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.server) return;
+    this.status = 'starting';
+    // Half-open: after a client's FIN we still send `\n</protocol>` (spec §3.5).
+    const server = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => this.accept(socket));
+    server.maxConnections = this.o.maxConnections ?? OSTSEESCHACH_DEFAULTS.maxConnections;
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error): void => {
+        this.status = 'failed';
+        this.error = err.message;
+        reject(err);
+      };
+      server.once('error', onError);
+      server.listen(this.o.port, this.o.host, () => {
+        server.off('error', onError);
+        server.on('error', (err) => this.log.error({ err }, 'server socket error'));
+        resolve();
+      });
+    });
+    this.server = server;
+    const address = server.address();
+    this.boundPort = typeof address === 'object' && address ? address.port : this.o.port;
+    this.status = 'running';
+    this.log.info({ host: this.o.host, port: this.boundPort }, 'Ostseeschach server listening');
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    this.lobby.stop();
+    for (const c of [...this.connections]) c.shutdown();
+    if (this.status !== 'failed') this.status = 'stopped';
+    if (server) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Clients get a moment to read the end of their stream, then the sockets go.
+      const timer = setTimeout(() => {
+        for (const s of this.sockets) s.destroy();
+      }, 500);
+      await closed;
+      clearTimeout(timer);
+    }
+    this.o.store?.flush();
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  /**
+   * Serves one connection over any transport (a socket, or an in-memory pipe in tests); the
+   * caller feeds the client's bytes to `receive` and reports its end with `remoteClosed`.
+   */
+  attach(transport: Transport, address: string): Connection {
+    const connection = new Connection({
+      id: address,
+      lobby: this.lobby,
+      transport,
+      log: this.o.log,
+      store: this.o.store,
+      clock: this.clock,
+      limits: this.o.limits,
+      onClosed: (c) => this.connections.delete(c),
+    });
+    this.connections.add(connection);
+    return connection;
+  }
+
+  private accept(socket: Socket): void {
+    this.sockets.add(socket);
+    const n = ++this.connectionCount;
+    const address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? n}`;
+    const limit = this.o.maxOutputBytes ?? OSTSEESCHACH_DEFAULTS.maxOutputBytes;
+    const connection = this.attach(
+      {
+        write: (data) => {
+          if (socket.destroyed || !socket.writable) return;
+          socket.write(data);
+          if (socket.writableLength > limit) {
+            // Never a reentrant disconnect mid-broadcast: the 'close' event reports it.
+            this.log.warn(
+              { conn: address, buffered: socket.writableLength },
+              'client does not read: dropping it',
+            );
+            socket.destroy();
+          }
+        },
+        end: () => {
+          if (socket.destroyed) return;
+          socket.end();
+          // Half-open sockets are allowed so that a client's FIN can still be answered; one that
+          // never closes its side must not linger.
+          setTimeout(() => socket.destroy(), this.o.lingerMs ?? OSTSEESCHACH_DEFAULTS.lingerMs).unref();
+        },
+      },
+      address,
+    );
+    socket.on('data', (chunk: Buffer) => connection.receive(chunk));
+    socket.on('end', () => connection.remoteClosed());
+    socket.on('error', (err) => this.log.debug({ err, conn: address }, 'socket error'));
+    socket.on('close', () => {
+      this.sockets.delete(socket);
+      connection.remoteClosed();
+    });
+  }
+
+  info(): ServerInfo {
+    const info: ServerInfo = {
+      game: GAME,
+      title: 'Ostseeschach (Software-Challenge 2022)',
+      protocol: 'Software-Challenge XML over TCP',
+      transport: 'tcp',
+      host: this.o.host,
+      port: this.boundPort,
+      status: this.status,
+      clients: this.connections.size,
+      liveMatches: this.lobby.liveMatches,
+    };
+    if (this.error !== undefined) info.error = this.error;
+    return info;
+  }
+
+  snapshot(): OstseeschachSnapshot {
+    return {
+      game: GAME,
+      port: this.boundPort,
+      connections: this.connections.size,
+      rooms: this.lobby.roomRows(),
+      recent: this.lobby.recentResults(),
+      gamesPlayed: this.lobby.gamesPlayed,
+    };
+  }
+
+  subscribe(listener: (event: SpectatorEvent) => void): () => void {
+    return this.hub.subscribe(listener);
+  }
+}
+
+export type OstseeschachServerInput = Partial<Omit<OstseeschachServerOptions, 'log' | 'store'>> & {
+  log: Logger;
+  store: RecordStore | null;
+};
+
+/** A server with the official defaults for everything not given. */
+export function createOstseeschachServer(options: OstseeschachServerInput): OstseeschachServer {
+  return new OstseeschachServer({
+    host: options.host ?? OSTSEESCHACH_DEFAULTS.host,
+    port: options.port ?? OSTSEESCHACH_DEFAULTS.port,
+    adminPassword: options.adminPassword ?? OSTSEESCHACH_DEFAULTS.adminPassword,
+    softTimeoutMs: options.softTimeoutMs ?? OSTSEESCHACH_DEFAULTS.softTimeoutMs,
+    hardTimeoutMs: options.hardTimeoutMs ?? OSTSEESCHACH_DEFAULTS.hardTimeoutMs,
+    paused: options.paused ?? OSTSEESCHACH_DEFAULTS.paused,
+    seed: options.seed ?? Date.now(),
+    log: options.log,
+    store: options.store,
+    clock: options.clock,
+    maxConnections: options.maxConnections,
+    maxRooms: options.maxRooms,
+    maxOutputBytes: options.maxOutputBytes,
+    lingerMs: options.lingerMs,
+    limits: options.limits,
+    roomIds: options.roomIds,
+    reservationCodes: options.reservationCodes,
+    startPosition: options.startPosition,
+  });
+}
