@@ -1,0 +1,241 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { systemClock, type Clock } from '../../core/clock.js';
+import { EventHub, type GameServer, type ServerInfo, type ServerStatus, type SpectatorEvent } from '../../core/game-server.js';
+import type { Logger } from '../../core/log.js';
+import type { RecordStore } from '../../core/records.js';
+import { Connection } from './connection.js';
+import type { CatanBot } from './driver.js';
+import { censorEvent, type GameEvent, type SeenEvent, type Viewer } from './events.js';
+import { Hall } from './lobby.js';
+import type { HistoryStep, Match } from './match.js';
+import type { Board } from './rules/index.js';
+import type { CatanSnapshot } from './snapshot.js';
+
+/**
+ * The Catan protocol 0.3 server (catan.md): one TCP port, one open lobby, any number of games at
+ * once, each its own `Match`. Sockets only move bytes (connection.ts); the hall (lobby.ts) does
+ * handshakes and lobbies; our house bots can fill empty seats.
+ */
+
+export interface CatanServerOptions {
+  host: string;
+  /** 6000 by default; 0 picks a free port. */
+  port: number;
+  seed: string | number;
+  log: Logger;
+  store: RecordStore | null;
+  clock?: Clock | undefined;
+  /** D10: per-decision timeout in games with a human; null (default): none. */
+  turnTimeoutMs?: number | null | undefined;
+  /** D10: per-decision timeout in games of AI clients and bots only (default 10 s). */
+  aiTurnTimeoutMs?: number | null | undefined;
+  /** House bots fill the open lobby this long after a player there sent `Spiel starten`; null: never. */
+  botFillMs?: number | null | undefined;
+  /** Pause of house bots before each message (0: none; a few hundred ms makes games watchable). */
+  botThinkMs?: number | undefined;
+  /** The house bots' strategy (default: baseline R). */
+  botStrategy?: ((seed: string) => CatanBot) | undefined;
+  maxConnections?: number | undefined;
+  /** Games at once (running plus lobbies); more Hallos get `Spiel ist voll`. */
+  maxGames?: number | undefined;
+  /** Per connection: messages per second (burst twice that). */
+  floodPerSecond?: number | undefined;
+  maxOutputBytes?: number | undefined;
+  helloTimeoutMs?: number | undefined;
+  lingerMs?: number | undefined;
+  /** Metrics hook: time from reading a client's bytes to having written every line they caused. */
+  onHandled?: ((ms: number) => void) | undefined;
+  /** Test hooks: player ids, fixed boards, turn orders and dice, the full history, a different censor. */
+  ids?: (() => number) | undefined;
+  board?: ((game: number) => { readonly board: Board; readonly robber: number } | undefined) | undefined;
+  order?: ((ids: readonly number[]) => readonly number[] | undefined) | undefined;
+  dice?: (() => readonly [number, number] | undefined) | undefined;
+  onStep?: ((matchId: string, step: HistoryStep) => void) | undefined;
+  censor?: ((event: GameEvent, viewer: Viewer) => SeenEvent) | undefined;
+}
+
+export const CATAN_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 6000,
+  turnTimeoutMs: null,
+  aiTurnTimeoutMs: 10_000,
+  botFillMs: null,
+  botThinkMs: 0,
+  maxConnections: 2000,
+  maxGames: 500,
+  floodPerSecond: 5000,
+  maxOutputBytes: 4 * 1024 * 1024,
+  helloTimeoutMs: 30_000,
+  lingerMs: 2000,
+} as const;
+
+const GAME = 'catan';
+
+export class CatanServer implements GameServer {
+  readonly game = GAME;
+  readonly hall: Hall;
+  private server: Server | null = null;
+  private status: ServerStatus = 'stopped';
+  private error: string | undefined;
+  private boundPort: number;
+  private readonly hub = new EventHub();
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly sockets = new Set<Socket>();
+  private connectionCount = 0;
+
+  constructor(private readonly o: CatanServerOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.boundPort = o.port;
+    this.log = o.log.child({ game: GAME });
+    this.hall = new Hall({
+      seed: String(o.seed),
+      clock: this.clock,
+      log: this.log,
+      store: o.store,
+      turnTimeoutMs: o.turnTimeoutMs ?? CATAN_DEFAULTS.turnTimeoutMs,
+      aiTurnTimeoutMs: o.aiTurnTimeoutMs === undefined ? CATAN_DEFAULTS.aiTurnTimeoutMs : o.aiTurnTimeoutMs,
+      botFillMs: o.botFillMs ?? CATAN_DEFAULTS.botFillMs,
+      maxGames: o.maxGames ?? CATAN_DEFAULTS.maxGames,
+      houseBot: {
+        thinkMs: o.botThinkMs ?? CATAN_DEFAULTS.botThinkMs,
+        strategy: o.botStrategy,
+        exactLegal: true,
+        clock: this.clock,
+        log: this.log,
+        store: o.store,
+      },
+      censor: o.censor ?? censorEvent,
+      sameForOthers: o.censor === undefined,
+      publish: (type, data) => {
+        if (this.hub.size > 0) this.hub.publish({ game: GAME, type, at: this.clock.now(), data });
+      },
+      ids: o.ids,
+      board: o.board,
+      order: o.order,
+      dice: o.dice,
+      onStep: o.onStep,
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.server) return;
+    this.status = 'starting';
+    const server = createServer({ noDelay: true }, (socket) => this.accept(socket));
+    server.maxConnections = this.o.maxConnections ?? CATAN_DEFAULTS.maxConnections;
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error): void => {
+        this.status = 'failed';
+        this.error = err.message;
+        reject(err);
+      };
+      server.once('error', onError);
+      server.listen(this.o.port, this.o.host, () => {
+        server.off('error', onError);
+        server.on('error', (err) => this.log.error({ err }, 'server socket error'));
+        resolve();
+      });
+    });
+    this.server = server;
+    const address = server.address();
+    this.boundPort = typeof address === 'object' && address ? address.port : this.o.port;
+    this.status = 'running';
+    this.log.info({ host: this.o.host, port: this.boundPort }, 'Catan server listening');
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    this.hall.stop();
+    if (this.status !== 'failed') this.status = 'stopped';
+    if (server) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const timer = setTimeout(() => {
+        for (const s of this.sockets) s.destroy();
+      }, 300);
+      for (const s of this.sockets) s.end();
+      await closed;
+      clearTimeout(timer);
+    }
+    this.o.store?.flush();
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  info(): ServerInfo {
+    const info: ServerInfo = {
+      game: GAME,
+      title: 'Die Siedler von Catan',
+      protocol: 'Catan 0.3 (JSON over TCP)',
+      transport: 'tcp',
+      host: this.o.host,
+      port: this.boundPort,
+      status: this.status,
+      clients: this.hall.sessionCount,
+      liveMatches: this.hall.liveMatches,
+    };
+    if (this.error !== undefined) info.error = this.error;
+    return info;
+  }
+
+  snapshot(): CatanSnapshot {
+    const results = this.hall.results();
+    return {
+      game: GAME,
+      port: this.boundPort,
+      connections: this.sockets.size,
+      lobbies: this.hall.lobbyRows(),
+      matches: this.hall.matchRows(),
+      recent: results.recent,
+      gamesPlayed: results.finished,
+      gamesAborted: results.aborted,
+    };
+  }
+
+  subscribe(listener: (event: SpectatorEvent) => void): () => void {
+    return this.hub.subscribe(listener);
+  }
+
+  /**
+   * Seats house bots in the open lobby (or the lobby `lobbyId`) up to `size` players; the game
+   * starts once the people there have sent `Spiel starten` too. Null if there is no such lobby.
+   */
+  fillLobbyWithBots(lobbyId?: string, size = 4): { lobby: string; added: number } | null {
+    return this.hall.fillLobby(lobbyId, size);
+  }
+
+  /** A game of `players` house bots (for the dashboard to watch); resolves with its record id. */
+  startGameWithBots(players: 3 | 4 = 4): Promise<string> {
+    return this.hall.startBotGame(players);
+  }
+
+  /** A running game, for the lead's web routes (views and legal actions per player). */
+  match(id: string): Match | undefined {
+    return this.hall.match(id);
+  }
+
+  private accept(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+    const n = ++this.connectionCount;
+    const address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? n}`;
+    new Connection(socket, address, this.hall, {
+      log: this.o.log,
+      store: this.o.store,
+      clock: this.clock,
+      limits: {
+        floodPerSecond: this.o.floodPerSecond ?? CATAN_DEFAULTS.floodPerSecond,
+        maxOutputBytes: this.o.maxOutputBytes ?? CATAN_DEFAULTS.maxOutputBytes,
+        helloTimeoutMs: this.o.helloTimeoutMs ?? CATAN_DEFAULTS.helloTimeoutMs,
+        lingerMs: this.o.lingerMs ?? CATAN_DEFAULTS.lingerMs,
+        onHandled: this.o.onHandled,
+      },
+    });
+  }
+}
+
+export function createCatanServer(options: CatanServerOptions): CatanServer {
+  return new CatanServer(options);
+}
