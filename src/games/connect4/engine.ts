@@ -44,6 +44,14 @@ export interface C4Engine {
   close(): Promise<void>;
 }
 
+/**
+ * The perfect bot's time per move. Along the opening book's lines (all of perfect self-play) a move
+ * took at most 0.33 s of CPU (docs/connect4-solver.md); after an early move the book does not
+ * follow, an exact search of a position with fewer than ~12 stones takes seconds to minutes, and
+ * 3 s usually lets it finish from about 12 stones on before the strong move stands in.
+ */
+export const PERFECT_BUDGET_MS = 3000;
+
 export class EngineAborted extends Error {
   override readonly name = 'EngineAborted';
 }
@@ -57,10 +65,13 @@ export class Connect4Engine implements C4Engine {
 
   constructor(options: { log?: Logger; perfectBudgetMs?: number } = {}) {
     this.log = (options.log ?? silentLogger).child({ game: 'connect4', part: 'engine' });
-    this.perfectBudgetMs = options.perfectBudgetMs ?? 3000;
+    this.perfectBudgetMs = options.perfectBudgetMs ?? PERFECT_BUDGET_MS;
   }
 
-  /** For 'perfect': the exact search's time limit before the strong move is played instead. */
+  /**
+   * For 'perfect': the longest a move may take. The exact search stops early enough for the strong
+   * move it then plays instead (see BotOptions.timeBudgetMs), so the answer comes within it.
+   */
   readonly perfectBudgetMs: number;
 
   /** The column the bot of `level` plays; `seed` makes the choice among equal moves repeatable. */

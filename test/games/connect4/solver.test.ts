@@ -14,6 +14,7 @@ import {
   Solver,
   TranspositionTable,
 } from '../../../src/games/connect4/solver/index.js';
+import { BOOK_TEXT } from '../../../src/games/connect4/solver/book-data.js';
 
 const fixture = (name: string): [string, number][] =>
   readFileSync(new URL(`../../fixtures/connect4/${name}`, import.meta.url), 'utf8')
@@ -23,6 +24,15 @@ const fixture = (name: string): [string, number][] =>
       const [moves = '', score = ''] = line.split(' ');
       return [moves, Number(score)];
     });
+
+/** The shipped book's entries: moves, score, best columns as 1-based digits ('' if none). */
+const shipped = BOOK_TEXT.split('\n')
+  .slice(1)
+  .filter((line) => line !== '' && !line.startsWith('#'))
+  .map((line) => {
+    const [moves = '', score = '', best = ''] = line.split(' ');
+    return { moves, score: Number(score), best };
+  });
 
 function position(notation: string): Position {
   const p = solvablePosition(notation);
@@ -164,6 +174,40 @@ describe('connect4 solver', () => {
     }
   });
 
+  it('tests half the columns of a symmetric position and mirrors the rest, with the same result', () => {
+    // Symmetric positions by construction: the first player plays a and then 8 − a, the second b
+    // and then 8 − b (columns a, b, 8 − a, 8 − b distinct or both in the centre).
+    const samples = fc.sample(fc.array(fc.tuple(fc.integer({ min: 1, max: 7 }), fc.integer({ min: 1, max: 7 })), { minLength: 12, maxLength: 12 }), { numRuns: 40, seed: 7 });
+    let checked = 0;
+    for (const pairs of samples) {
+      let notation = '';
+      for (const [a, b] of pairs) {
+        const quad = a === 4 && b === 4 ? [4, 4, 4, 4] : [a, b, 8 - a, 8 - b];
+        if (a !== 4 || b !== 4) if (new Set(quad).size < 4) continue;
+        const next = notation + quad.join('');
+        const parsed = solvablePosition(next);
+        if (!parsed.ok || parsed.value.canWinNext()) break;
+        notation = next;
+      }
+      if (notation.length < 16) continue;
+      const p = position(notation);
+      const m = p.mirrored();
+      expect([m.curLo, m.curHi, m.maskLo, m.maskHi]).toEqual([p.curLo, p.curHi, p.maskLo, p.maskHi]);
+      const values = [0, 1, 2, 3, 4, 5, 6].map((col) => {
+        if (!p.canPlay(col)) return null;
+        if (p.isWinningMove(col)) return (43 - p.moves) >> 1;
+        const child = p.clone();
+        child.playCol(col);
+        return 0 - solver.solve(child);
+      });
+      expect(solver.analyse(p), notation).toEqual(values);
+      const best = Math.max(...values.map((v) => v ?? -99));
+      expect(solver.bestMoves(p), notation).toEqual({ score: best, columns: values.flatMap((v, i) => (v === best ? [i] : [])) });
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(5);
+  });
+
   it('scores a full board 0 and refuses finished or invalid sequences', () => {
     expect(solver.solve(position('121212343434565656212121434343656565777777'))).toBe(0);
     const won = solvablePosition('4343434');
@@ -192,15 +236,22 @@ describe('connect4 solver', () => {
 
 describe('connect4 opening book', () => {
   it('parses its own format and finds mirror images', () => {
-    const book = Book.parse('# connect4-book depth=2\n# a comment\n43 5\n\n1 -2\n');
+    const book = Book.parse('# connect4-book depth=2\n# a comment\n43 5\n\n1 -2\n 1 4\n5 0 34\n');
     expect(book.depth).toBe(2);
-    expect(book.size).toBe(2);
+    expect(book.size).toBe(4);
     expect(book.get(position('43'))).toBe(5);
     expect(book.get(position('45'))).toBe(5); // the mirror image of 43
     expect(book.get(position('7'))).toBe(-2);
     expect(book.get(position('44'))).toBeNull();
+    // The empty board is the line " <score> <best>"; best columns come back 0-based.
+    expect(book.get(new Position())).toBe(1);
+    expect(book.bestColumns(new Position())).toEqual([3]);
+    expect(book.bestColumns(position('5'))).toEqual([2, 3]);
+    expect(book.bestColumns(position('3'))).toEqual([3, 4]); // mirrored
+    expect(book.bestColumns(position('43'))).toBeNull();
     expect(() => Book.parse('43 5\n')).toThrow(/header/);
     expect(() => Book.parse('# connect4-book depth=2\n4x 5\n')).toThrow(/line 2/);
+    expect(() => Book.parse('# connect4-book depth=7\n\n4444444 0\n')).toThrow(/line 3: column 4 is full/);
   });
 
   it('has one canonical key for a position and its mirror image', () => {
@@ -210,12 +261,51 @@ describe('connect4 opening book', () => {
   });
 
   it('knows the opening scores of spec §6.5 (empty board +1, 4 → −1, 3/5 → 0, 2/6 → +1, 1/7 → +2)', () => {
-    const book = openingBook();
-    if (book.size === 0) return; // a checkout without the generated book
+    expect(openingBook().bestColumns(new Position())).toEqual([3]);
     const s = defaultSolver();
+    const nodes = s.nodeCount;
     expect(s.analyse(new Position())).toEqual([-2, -1, 0, 1, 0, -1, -2]);
     const expected: Record<string, number> = { '4': -1, '3': 0, '5': 0, '2': 1, '6': 1, '1': 2, '7': 2 };
     for (const [moves, score] of Object.entries(expected)) expect(s.solve(position(moves)), moves).toBe(score);
+    expect(s.nodeCount - nodes).toBeLessThan(100); // all from the book: no search
+  });
+
+  it('is consistent: a best move is legal and leads to a position scored the other way round', () => {
+    const analysed = shipped.filter((e) => e.best !== '');
+    expect(analysed.length).toBeGreaterThan(10);
+    const book = openingBook();
+    expect(book.size).toBe(shipped.length);
+    expect(book.depth).toBe(Math.max(...shipped.map((e) => e.moves.length)));
+    for (const { moves, score, best } of analysed) {
+      const p = position(moves);
+      expect(book.get(p), moves).toBe(score);
+      for (const digit of best) {
+        const col = Number(digit) - 1;
+        expect(p.canPlay(col), `${moves} ${digit}`).toBe(true);
+        if (p.isWinningMove(col)) {
+          expect(score).toBe((43 - p.moves) >> 1);
+          continue;
+        }
+        const child = p.clone();
+        child.playCol(col);
+        expect(book.get(child), `${moves}${digit}`).toBe(0 - score);
+      }
+    }
+  });
+
+  it('agrees with the solver (without the book) on a sample of its deepest positions', () => {
+    const plain = new Solver({ tableLog: 22 });
+    const deepest = Math.max(...shipped.map((e) => e.moves.length));
+    const leaves = shipped.filter((e) => e.moves.length === deepest);
+    const lastAnalysed = Math.max(...shipped.filter((e) => e.best !== '').map((e) => e.moves.length));
+    const analysed = shipped.filter((e) => e.best !== '' && e.moves.length === lastAnalysed);
+    const sample = <T>(list: T[], k: number): T[] => list.filter((_, i) => i % Math.ceil(list.length / k) === 0);
+    for (const { moves, score } of sample(leaves, 3)) expect(plain.solve(position(moves)), moves).toBe(score);
+    for (const { moves, score, best } of sample(analysed, 2)) {
+      const p = position(moves);
+      const columns = best.split('').map((d) => Number(d) - 1).sort((a, b) => a - b);
+      expect(plain.bestMoves(p), moves).toEqual({ score, columns });
+    }
   });
 });
 

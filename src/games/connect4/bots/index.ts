@@ -10,12 +10,16 @@ export const BOT_LEVELS: readonly BotLevel[] = ['perfect', 'strong', 'easy'];
 
 export interface BotOptions {
   /**
-   * For 'perfect': the longest the exact search may take. If it runs out (possible only in
-   * positions the opening book does not cover, in the first dozen moves), the bot plays the strong
-   * bot's move instead. Without it the search always finishes, however long that takes.
+   * For 'perfect': the longest the move may take. The exact search gets the budget minus a reserve
+   * (a fifth, at least 150 ms, at most half); if it runs out (possible only in positions the opening
+   * book does not cover, in the first dozen moves or so), the bot plays the strong bot's move
+   * instead. Without a budget the search always finishes, however long that takes.
    */
   timeBudgetMs?: number;
 }
+
+/** Time kept back from the perfect bot's budget for the strong move it falls back on. */
+const FALLBACK_RESERVE_MS = 150;
 
 /** A bot is `(state, budget) => column`: this picks a 1-based column for the side to move. */
 export type Bot = (state: C4State, options?: BotOptions) => number;
@@ -34,7 +38,10 @@ export function chooseMove(state: C4State, level: BotLevel, rng: Rng, options: B
     case 'strong':
       return strongMove(position, rng);
     case 'perfect': {
-      const deadline = options.timeBudgetMs === undefined ? Infinity : Date.now() + options.timeBudgetMs;
+      const budget = options.timeBudgetMs;
+      // The fallback needs time too (the strong bot's search takes up to ~100 ms), so the exact
+      // search gets the budget minus a reserve and the answer still comes within the budget.
+      const deadline = budget === undefined ? Infinity : Date.now() + budget - Math.min(budget / 2, Math.max(FALLBACK_RESERVE_MS, budget / 5));
       return perfectMove(position, rng, deadline) ?? strongMove(position, rng);
     }
   }

@@ -58,14 +58,21 @@ export class Book {
     if (!header) throw new Error('connect4 book: missing "# connect4-book depth=" header');
     const book = new Book(Number(header[1]));
     for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!.trim();
+      // Only trailing space is trimmed: the empty board is the line " <score> <best>".
+      const line = lines[i]!.trimEnd();
       if (line === '' || line.startsWith('#')) continue;
       const m = /^([1-7]*) (-?\d+)(?: ([1-7]+))?$/.exec(line);
       if (!m) throw new Error(`connect4 book: line ${i + 1} is malformed: ${JSON.stringify(line)}`);
-      const parsed = Position.parse(m[1]!);
-      if (!parsed.ok) throw new Error(`connect4 book: line ${i + 1}: ${parsed.error.message}`);
+      // Played directly rather than through the rules (Position.parse): the book has thousands of
+      // lines, and its positions only need columns that are not full.
+      const position = new Position();
+      for (const digit of m[1]!) {
+        const col = Number(digit) - 1;
+        if (!position.canPlay(col)) throw new Error(`connect4 book: line ${i + 1}: column ${digit} is full`);
+        position.playCol(col);
+      }
       const best = m[3] === undefined ? undefined : Array.from(m[3], (c) => Number(c) - 1);
-      book.set(parsed.value, Number(m[2]), best);
+      book.set(position, Number(m[2]), best);
     }
     return book;
   }
