@@ -11,6 +11,10 @@ const benches: [game: string, file: string, args: string[]][] = [
   ['connect4', 'connect4-solver.ts', ['--selfplay', '--games', '100']],
   ['dame', 'dame-perft.ts', ['--depth', '9']],
   ['dame', 'dame-strength.ts', ['--games', '100', '--ms', '1000', '--vs', 'random,depth2', '--opening']],
+  ['ostseeschach', 'ostseeschach-perft.ts', ['--depth', '5']],
+  ['ostseeschach', 'ostseeschach-search.ts', ['--ms', '1700']],
+  ['ostseeschach', 'ostseeschach-strength.ts', ['--games', '100', '--ms', '500', '--opponents', 'random,depth2']],
+  ['ostseeschach', 'ostseeschach-server.ts', ['--games', '200', '--concurrency', '2', '--ms', '25']],
   ['catan', 'catan-rules.ts', ['--games', '1000']],
 ];
 

@@ -1,9 +1,11 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { loadConfig, type Loaded } from './core/config.js';
+import { CATAN_SETTINGS, catanSettingsSchema } from './games/catan/settings.js';
 import { CONNECT4_SETTINGS, connect4SettingsSchema } from './games/connect4/settings.js';
 import { DAME_SETTINGS, dameSettingsSchema } from './games/dame/settings.js';
 import { MIA_SETTINGS, miaSettingsSchema } from './games/mia/settings.js';
+import { OSTSEESCHACH_SETTINGS, ostseeschachSettingsSchema } from './games/ostseeschach/settings.js';
 
 /** Every setting of `spielhalle serve`, with its default. See docs/operations.md. */
 
@@ -19,7 +21,7 @@ export const settingsSchema = z
     seed: z.string(),
     web: z.object({ enabled: z.boolean(), host: z.string().min(1), port }).strict(),
     // Each game's own settings live in its folder (src/games/<game>/settings.ts).
-    games: z.object({ mia: miaSettingsSchema, connect4: connect4SettingsSchema, dame: dameSettingsSchema }).strict(),
+    games: z.object({ catan: catanSettingsSchema, mia: miaSettingsSchema, connect4: connect4SettingsSchema, dame: dameSettingsSchema, ostseeschach: ostseeschachSettingsSchema }).strict(),
   })
   .strict();
 
@@ -34,9 +36,11 @@ export const DEFAULT_SETTINGS: Settings = {
   seed: '',
   web: { enabled: true, host: '127.0.0.1', port: 8080 },
   games: {
+    catan: CATAN_SETTINGS,
     mia: MIA_SETTINGS,
     connect4: CONNECT4_SETTINGS,
     dame: DAME_SETTINGS,
+    ostseeschach: OSTSEESCHACH_SETTINGS,
   },
 };
 

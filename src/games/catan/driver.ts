@@ -2,6 +2,8 @@ import type { Clock, Timer } from '../../core/clock.js';
 import type { Logger } from '../../core/log.js';
 import { Rng } from '../../core/rng.js';
 import { randomAction, randomDiscard, type RandomBotOptions } from './bots/random.js';
+import { searchBot, type SearchOptions } from './bots/search.js';
+import { weightedBot } from './bots/weighted.js';
 import { legalFromView } from './client-legal.js';
 import { ClientGame, type ClientView } from './client-view.js';
 import { CLIENT_VERSION, PROTOCOL, type ClientMessage, type ServerMessage } from './protocol.js';
@@ -39,13 +41,31 @@ export function randomBot(seed: string | number, options: RandomBotOptions = {})
   };
 }
 
-/** The strategies `spielhalle bot catan --strategy` offers (the lead's strong AI joins this list). */
-export const CATAN_STRATEGIES = ['random', 'builder'] as const;
+/** The strategies `spielhalle bot catan --strategy` offers (docs/catan-ai.md). */
+export const CATAN_STRATEGIES = ['random', 'builder', 'weighted', 'search'] as const;
 export type CatanStrategy = (typeof CATAN_STRATEGIES)[number];
 
-/** `random`: baseline R; `builder`: the builder of bots/random.ts, with domestic trades. */
-export function createCatanBot(strategy: CatanStrategy, seed: string | number): CatanBot {
-  return strategy === 'builder' ? randomBot(seed, { policy: 'builder', trades: true }) : randomBot(seed);
+/**
+ * `random`: baseline R; `builder`: the builder of bots/random.ts; `weighted`: the rule-based bot of
+ * bots/weighted.ts; `search`: the search bot of bots/search.ts, whose budget `search` sets.
+ * `trades: false` keeps builder, weighted and search out of domestic trades.
+ */
+export function createCatanBot(
+  strategy: CatanStrategy,
+  seed: string | number,
+  options: { readonly search?: SearchOptions; readonly trades?: boolean } = {},
+): CatanBot {
+  const trades = options.trades ?? true;
+  switch (strategy) {
+    case 'builder':
+      return randomBot(seed, { policy: 'builder', trades });
+    case 'weighted':
+      return weightedBot(seed, { trades });
+    case 'search':
+      return searchBot(seed, { ...options.search, trades });
+    default:
+      return randomBot(seed);
+  }
 }
 
 export interface DriverOptions {

@@ -370,6 +370,7 @@ export class Room {
       winner: result?.winner ?? null,
       scores: result ? [...result.scores] : [],
       layout: this.o.layout,
+      board: this.board(),
     };
     if (result && this.slots.some((s) => s.peer !== null)) this.startRecord();
     const { turn, ambers } = this.state;
@@ -404,6 +405,7 @@ export class Room {
       winner: null,
       scores: [],
       layout: this.o.layout,
+      board: this.board(),
     });
   }
 

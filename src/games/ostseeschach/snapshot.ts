@@ -59,6 +59,8 @@ export interface OstseeschachResultRow {
   /** ONE, then TWO; empty when the room closed without a result (a one-player room). */
   scores: ScoreEntry[];
   layout: string;
+  /** The board the game ended on (the dashboard keeps showing it). */
+  board: OstseeschachBoardView;
 }
 
 export interface OstseeschachSnapshot {
@@ -69,4 +71,24 @@ export interface OstseeschachSnapshot {
   /** The latest finished rooms, newest first (at most 20). */
   recent: OstseeschachResultRow[];
   gamesPlayed: number;
+}
+
+/** A recorded game as the dashboard replays it (`/api/ostseeschach/replay/<match-id>`). */
+export interface OstseeschachReplay {
+  matchId: string;
+  roomId: string | null;
+  status: 'running' | 'finished' | 'aborted';
+  layout: string;
+  /** ONE's and TWO's names. */
+  names: [string, string];
+  /** The board before the first move and after each move: `frames[i]` is after `moves[i - 1]`. */
+  frames: OstseeschachBoardView[];
+  /** `xy-xy`, in order. */
+  moves: string[];
+  /** The recorded early ending (a rule violation, a timeout or a leave) and whose it was. */
+  ending: { team: Team | null; type: string; detail: string } | null;
+  winner: Team | null;
+  scores: ScoreEntry[];
+  /** Where the record and the rules disagree (empty for every game our server recorded). */
+  problems: string[];
 }

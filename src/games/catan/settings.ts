@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import type { Logger } from '../../core/log.js';
+import type { RecordStore } from '../../core/records.js';
+import { CATAN_STRATEGIES, createCatanBot } from './driver.js';
+import { CATAN_DEFAULTS, type CatanServerOptions } from './server.js';
+
+/**
+ * `games.catan.*` in the settings (docs/operations.md, docs/catan.md): the schema and the
+ * defaults. Timeouts are numbers with 0 for "off", so every setting can come from the environment.
+ */
+
+const port = z.number().int().min(0).max(65535);
+/** 0 = off. */
+const msOrOff = z.number().int().min(0).max(3_600_000);
+
+export const catanSettingsSchema = z
+  .object({
+    enabled: z.boolean(),
+    /** The protocol 0.3 TCP port. */
+    port,
+    /** D10: time per decision in a game with at least one human before the server acts for them; 0 = off. */
+    turnTimeoutMs: msOrOff,
+    /** D10: the same in games of AI clients and house bots only; 0 = off. */
+    aiTurnTimeoutMs: msOrOff,
+    /** House bots fill a lobby this long after someone there sent `Spiel starten`; 0 = only on request. */
+    botFillMs: msOrOff,
+    /** House bots' pause before each message they send (makes games watchable and playable). */
+    botThinkMs: z.number().int().min(0).max(60_000),
+    /** How house bots play (every strategy of `spielhalle bot catan --strategy`). */
+    botStrategy: z.enum(CATAN_STRATEGIES),
+    /** Games of house bots only that `serve` keeps going, one after the other, for the dashboard. */
+    houseGames: z.number().int().min(0).max(8),
+    /** Players in a house game. */
+    housePlayers: z.union([z.literal(3), z.literal(4)]),
+    /** Pause between two house games. */
+    housePauseMs: z.number().int().min(0).max(600_000),
+    maxGames: z.number().int().min(1).max(100_000),
+    maxConnections: z.number().int().min(1).max(100_000),
+    /** Messages a second one connection may send (burst: twice that). */
+    floodPerSecond: z.number().int().min(1).max(1_000_000),
+    helloTimeoutMs: z.number().int().min(1).max(600_000),
+    /** People playing in the dashboard at once (each one is a TCP client of the Catan server). */
+    maxBrowserPlayers: z.number().int().min(0).max(1000),
+  })
+  .strict();
+
+export type CatanSettings = z.infer<typeof catanSettingsSchema>;
+
+export const CATAN_SETTINGS: CatanSettings = {
+  enabled: true,
+  port: CATAN_DEFAULTS.port,
+  turnTimeoutMs: 0,
+  aiTurnTimeoutMs: CATAN_DEFAULTS.aiTurnTimeoutMs,
+  botFillMs: 0,
+  botThinkMs: 300,
+  botStrategy: 'builder',
+  houseGames: 1,
+  housePlayers: 4,
+  housePauseMs: 10_000,
+  maxGames: CATAN_DEFAULTS.maxGames,
+  maxConnections: CATAN_DEFAULTS.maxConnections,
+  floodPerSecond: CATAN_DEFAULTS.floodPerSecond,
+  helloTimeoutMs: CATAN_DEFAULTS.helloTimeoutMs,
+  maxBrowserPlayers: 32,
+};
+
+const off = (ms: number): number | null => (ms === 0 ? null : ms);
+
+/** The server options for these settings (`host` and `seed` are the top-level settings). */
+export function catanServerOptions(
+  s: CatanSettings,
+  top: { readonly host: string; readonly seed: string },
+  log: Logger,
+  store: RecordStore | null,
+): CatanServerOptions {
+  return {
+    host: top.host,
+    port: s.port,
+    // An empty seed means a new one each start.
+    seed: top.seed === '' ? `catan-${Date.now().toString(36)}` : top.seed,
+    log,
+    store,
+    turnTimeoutMs: off(s.turnTimeoutMs),
+    aiTurnTimeoutMs: off(s.aiTurnTimeoutMs),
+    botFillMs: off(s.botFillMs),
+    botThinkMs: s.botThinkMs,
+    botStrategy: (seed) => createCatanBot(s.botStrategy, seed),
+    maxGames: s.maxGames,
+    maxConnections: s.maxConnections,
+    floodPerSecond: s.floodPerSecond,
+    helloTimeoutMs: s.helloTimeoutMs,
+  };
+}

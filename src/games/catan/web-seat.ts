@@ -1,0 +1,401 @@
+import { connect, type Socket } from 'node:net';
+import type { RawData, WebSocket } from 'ws';
+import { logWire, type Logger } from '../../core/log.js';
+import { legalFromView, stateFromView } from './client-legal.js';
+import { ClientGame } from './client-view.js';
+import { JsonObjectReader } from './json-reader.js';
+import {
+  MAX_MESSAGE_BYTES,
+  PROTOCOL,
+  formatAction,
+  formatClient,
+  parseServer,
+  type ClientMessage,
+  type ServerMessage,
+} from './protocol.js';
+import { COLOURS, tradeRates, type Colour, type LegalActions } from './rules/index.js';
+import type { CatanServer } from './server.js';
+import { commandSchema } from './web-commands.js';
+import type {
+  CatanBrowserPlayer,
+  CatanPlayCommand,
+  CatanPlayMessage,
+  CatanPlayPhase,
+  CatanPlayState,
+} from './web-views.js';
+
+/**
+ * One person's seat: a protocol 0.3 TCP client of the Catan server on loopback, driven by the
+ * browser over a WebSocket. The client keeps its own view from the messages it receives
+ * (`ClientGame`, as our bots do), offers the person exactly the legal actions the rules core
+ * works out from that view (`legalFromView`), sends one message at a time and reports every
+ * `Fehler`. The server sees an ordinary client (version `CatanTS-Web 0.3`, a human).
+ */
+
+export const WEB_VERSION = 'CatanTS-Web 0.3';
+const OPEN = 1;
+const MAX_BUFFERED = 1 << 20;
+const ANSWER_TIMEOUT_MS = 15_000;
+/** Other players' moves reach the browser at most this often (each state is a few kB of JSON). */
+const PUSH_MS = 40;
+
+export interface SeatOptions {
+  readonly server: CatanServer;
+  /** Where the seat's TCP client connects (loopback for a wildcard listen address). */
+  readonly host: string;
+  readonly name: string;
+  readonly colour: Colour | null;
+  readonly log: Logger;
+}
+
+export class BrowserSeat {
+  private socket: Socket | null = null;
+  private readonly reader = new JsonObjectReader(MAX_MESSAGE_BYTES);
+  private readonly game = new ClientGame();
+  private version = 0;
+  private commands = 0;
+  /** The line sent last whose OK or Fehler has not come yet. */
+  private inFlight: string | null = null;
+  private answerTimer: NodeJS.Timeout | null = null;
+  /** Actions the server refused since the person's status last changed: not offered again (as our bots do). */
+  private readonly refusedLines = new Set<string>();
+  private matchId: string | null = null;
+  private ended: string | null = null;
+  private pushing = false;
+  private pushTimer: NodeJS.Timeout | null = null;
+  /** Set while reading a chunk when something the person waits for came (an answer, their own status). */
+  private urgent = false;
+  private name: string;
+  private colour: Colour | null;
+  private closed = false;
+  readonly since = Date.now();
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly o: SeatOptions,
+  ) {
+    this.name = o.name;
+    this.colour = o.colour;
+  }
+
+  listing(): CatanBrowserPlayer {
+    return {
+      id: this.game.me,
+      name: this.name,
+      phase: this.phase(),
+      matchId: this.matchId,
+      since: this.since,
+    };
+  }
+
+  /** Connects and plays until the game ends, the connection drops or the browser leaves. */
+  async run(): Promise<void> {
+    const off = this.o.server.subscribe((event) => {
+      if (event.type !== 'matchStarted' || this.game.me === null) return;
+      const data = event.data as { match: string; players: { id: number }[] };
+      if (data.players.some((p) => p.id === this.game.me)) {
+        this.matchId = data.match;
+        this.schedulePush();
+      }
+    });
+    this.ws.on('message', (data: RawData) => this.command(data));
+    const done = new Promise<void>((resolve) => {
+      this.ws.on('close', () => {
+        this.socket?.end();
+        resolve();
+      });
+      this.ws.on('error', () => this.socket?.destroy());
+    });
+    try {
+      await this.connect();
+      this.push();
+      await Promise.all([done, new Promise<void>((resolve) => this.socket?.once('close', () => resolve()))]);
+    } catch (err) {
+      this.ended = `cannot reach the Catan server: ${(err as Error).message}`;
+      this.send({ type: 'notice', text: this.ended });
+      this.push();
+      this.closeWs(1011, 'no connection to the game server');
+    } finally {
+      off();
+      if (this.answerTimer) clearTimeout(this.answerTimer);
+      if (this.pushTimer) clearTimeout(this.pushTimer);
+    }
+  }
+
+  private connect(): Promise<void> {
+    const socket = connect({ host: this.o.host, port: this.o.server.port, noDelay: true });
+    this.socket = socket;
+    return new Promise<void>((resolve, reject) => {
+      socket.once('error', reject);
+      socket.once('connect', () => {
+        socket.off('error', reject);
+        socket.on('error', (err) => this.o.log.debug({ err: err.message }, 'seat socket error'));
+        socket.on('data', (chunk: Buffer) => this.receive(chunk));
+        socket.on('close', () => this.tcpClosed());
+        resolve();
+      });
+    });
+  }
+
+  // ---- from the server ---------------------------------------------------------------------------
+
+  private receive(chunk: Buffer): void {
+    for (const item of this.reader.push(chunk)) {
+      if (item.kind !== 'object') {
+        this.send({ type: 'notice', text: `unreadable input from the server (${item.kind})` });
+        continue;
+      }
+      logWire(this.o.log, 'in', item.text);
+      this.send({ type: 'line', dir: 'in', line: item.text });
+      const parsed = parseServer(item.value);
+      if (!parsed.ok) continue;
+      this.version++;
+      this.handle(parsed.value);
+    }
+    this.schedulePush(this.urgent);
+    this.urgent = false;
+  }
+
+  private handle(m: ServerMessage): void {
+    this.game.apply(m);
+    switch (m.type) {
+      case 'hello':
+        if (m.protocol !== PROTOCOL) {
+          this.ended = `the server speaks protocol ${m.protocol}, not ${PROTOCOL}`;
+          this.socket?.end();
+          return;
+        }
+        this.write({ type: 'hello', version: WEB_VERSION }, false);
+        return;
+      case 'welcome':
+        // The lobby's Statusupdates follow the Willkommen: choose a colour once they are read.
+        setImmediate(() => this.register());
+        return;
+      case 'status':
+        if (m.player.id === this.game.me) {
+          this.refusedLines.clear();
+          this.urgent = true;
+        }
+        return;
+      case 'answer':
+        this.urgent = true;
+        if (m.text === 'OK') {
+          this.answered();
+          this.refusedLines.clear();
+        } else this.refused(m.text);
+        return;
+      case 'error':
+        this.urgent = true;
+        this.refused(m.message);
+        return;
+      case 'gameOver':
+        this.urgent = true;
+        this.ended = m.message;
+        return;
+      default:
+        return;
+    }
+  }
+
+  private register(): void {
+    if (this.closed || this.game.me === null) return;
+    const taken = new Set(
+      this.game
+        .view()
+        .players.filter((p) => p.id !== this.game.me)
+        .map((p) => p.colour),
+    );
+    const wish =
+      this.colour !== null && !taken.has(this.colour) ? this.colour : COLOURS.find((c) => !taken.has(c));
+    if (wish === undefined) return;
+    this.colour = wish;
+    this.write({ type: 'player', name: this.name, colour: wish });
+  }
+
+  private answered(): void {
+    this.inFlight = null;
+    if (this.answerTimer) clearTimeout(this.answerTimer);
+    this.answerTimer = null;
+  }
+
+  private refused(meldung: string): void {
+    const sent = this.inFlight;
+    this.answered();
+    if (sent !== null) this.refusedLines.add(sent);
+    this.send({ type: 'fehler', meldung, sent });
+  }
+
+  private tcpClosed(): void {
+    this.closed = true;
+    this.answered();
+    this.ended ??= 'the connection to the game server closed';
+    this.push();
+    this.closeWs(1000, 'game over');
+  }
+
+  // ---- from the browser --------------------------------------------------------------------------
+
+  private command(data: RawData): void {
+    this.commands++;
+    this.schedulePush(true);
+    let command: CatanPlayCommand;
+    try {
+      const text = Array.isArray(data)
+        ? Buffer.concat(data).toString('utf8')
+        : data instanceof ArrayBuffer
+          ? Buffer.from(data).toString('utf8')
+          : data.toString('utf8');
+      const parsed = commandSchema.safeParse(JSON.parse(text));
+      if (!parsed.success) throw new Error(parsed.error.issues[0]?.message ?? 'unknown command');
+      command = parsed.data as CatanPlayCommand;
+    } catch (err) {
+      this.send({ type: 'notice', text: `not a command: ${(err as Error).message}` });
+      return;
+    }
+    if (this.closed) {
+      this.send({ type: 'notice', text: 'the game is over' });
+      return;
+    }
+    switch (command.type) {
+      case 'fill':
+        this.fill(command.size ?? 4);
+        return;
+      case 'player':
+        this.name = command.name;
+        this.colour = command.colour;
+        this.write({ type: 'player', name: command.name, colour: command.colour });
+        return;
+      case 'start':
+        this.write({ type: 'startGame' });
+        return;
+      case 'chat':
+        this.write({ type: 'chat', text: command.text });
+        return;
+      case 'action':
+        this.write({ type: 'action', action: command.action });
+        return;
+    }
+  }
+
+  private fill(size: 3 | 4): void {
+    const lobby = this.lobby();
+    if (lobby === null) {
+      this.send({ type: 'notice', text: 'you are not in a lobby' });
+      return;
+    }
+    const filled = this.o.server.fillLobbyWithBots(lobby, size);
+    this.send({
+      type: 'notice',
+      text: filled ? `${filled.added} house bot${filled.added === 1 ? '' : 's'} joined` : 'the lobby is gone',
+    });
+  }
+
+  /** Sends one message; everything but the Hallo waits for its OK or Fehler before the next. */
+  private write(message: ClientMessage, answered = true): void {
+    const socket = this.socket;
+    if (!socket || socket.destroyed) return;
+    if (answered && this.inFlight !== null) {
+      this.send({ type: 'notice', text: 'wait for the server to answer the last message' });
+      return;
+    }
+    const line = formatClient(message);
+    if (answered) {
+      this.inFlight = line;
+      this.answerTimer = setTimeout(() => {
+        this.answerTimer = null;
+        if (this.inFlight === line) {
+          this.inFlight = null;
+          this.schedulePush(true);
+        }
+      }, ANSWER_TIMEOUT_MS);
+    }
+    logWire(this.o.log, 'out', line);
+    this.send({ type: 'line', dir: 'out', line });
+    socket.write(line + '\n');
+    this.schedulePush();
+  }
+
+  // ---- to the browser ----------------------------------------------------------------------------
+
+  private phase(): CatanPlayPhase {
+    const stage = this.game.view().stage;
+    if (this.closed || stage === 'over') return 'over';
+    return stage === 'game' ? 'game' : stage === 'lobby' ? 'lobby' : 'connecting';
+  }
+
+  private lobby(): string | null {
+    const me = this.game.me;
+    if (me === null) return null;
+    return this.o.server.hall.lobbyRows().find((l) => l.players.some((p) => p.id === me))?.id ?? null;
+  }
+
+  /** Soon (`urgent`: in this turn of the event loop's next round), or within `PUSH_MS`. */
+  private schedulePush(urgent = false): void {
+    if (this.pushing) return;
+    if (urgent) {
+      if (this.pushTimer) clearTimeout(this.pushTimer);
+      this.pushTimer = null;
+      this.pushing = true;
+      setImmediate(() => {
+        this.pushing = false;
+        this.push();
+      });
+      return;
+    }
+    this.pushTimer ??= setTimeout(() => {
+      this.pushTimer = null;
+      this.push();
+    }, PUSH_MS);
+  }
+
+  private push(): void {
+    if (this.pushTimer) clearTimeout(this.pushTimer);
+    this.pushTimer = null;
+    const { pieces: _pieces, ...view } = this.game.view();
+    const phase = this.phase();
+    const me = view.me;
+    const inGame = phase === 'game' && me !== null;
+    const waiting = this.inFlight !== null;
+    let rates: CatanPlayState['rates'] = null;
+    if (inGame) {
+      const s = stateFromView(this.game.view());
+      if (s) rates = tradeRates(s, me);
+    }
+    const state: CatanPlayState = {
+      type: 'state',
+      phase,
+      name: this.name,
+      colour: this.colour,
+      me: view.me,
+      lobby: phase === 'lobby' ? this.lobby() : null,
+      matchId: this.matchId,
+      version: this.version,
+      commands: this.commands,
+      view,
+      legal: inGame && !waiting ? this.legal() : null,
+      rates,
+      waiting,
+      ended: phase === 'over' ? (this.ended ?? view.result?.message ?? null) : null,
+    };
+    this.send(state);
+  }
+
+  private legal(): LegalActions {
+    const legal = legalFromView(this.game.view());
+    if (this.refusedLines.size === 0) return legal;
+    return { ...legal, actions: legal.actions.filter((a) => !this.refusedLines.has(formatAction(a))) };
+  }
+
+  private send(message: CatanPlayMessage): void {
+    if (this.ws.readyState !== OPEN || this.ws.bufferedAmount > MAX_BUFFERED) return;
+    try {
+      this.ws.send(JSON.stringify(message));
+    } catch (err) {
+      this.o.log.debug({ err }, 'browser send failed');
+    }
+  }
+
+  private closeWs(code: number, reason: string): void {
+    if (this.ws.readyState === OPEN) this.ws.close(code, reason);
+  }
+}

@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import type { RecordStore } from '../../core/records.js';
+import { replayOstseeschachMatch } from './replay.js';
+
+/**
+ * The dashboard's own Ostseeschach route: a recorded game as one board per turn
+ * (`/api/ostseeschach/replay/<match-id>`), computed by the rules core so the browser only draws.
+ * The live rooms come through the generic snapshot and spectator socket.
+ */
+export function registerOstseeschachWebRoutes(app: FastifyInstance, store: RecordStore): void {
+  app.get<{ Params: { id: string } }>('/api/ostseeschach/replay/:id', (request, reply) => {
+    const match = store.getMatch(request.params.id);
+    if (match?.game !== 'ostseeschach') return reply.code(404).send({ error: `no Ostseeschach match with id ${request.params.id}` });
+    const replay = replayOstseeschachMatch(match);
+    if (!replay) return reply.code(422).send({ error: 'this match started from a position without a layout and cannot be replayed' });
+    return reply.send(replay);
+  });
+}

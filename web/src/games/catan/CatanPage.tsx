@@ -1,0 +1,97 @@
+import { useState } from 'react';
+import { ConnectionBadge } from '../../components/StatusBadge.js';
+import { LobbyTab } from './LobbyTab.js';
+import { PlayTab } from './PlayTab.js';
+import { RecordsTab } from './RecordsTab.js';
+import { useCatanSnapshot } from './useCatanSnapshot.js';
+import { usePlay } from './usePlay.js';
+import { WatchTab } from './WatchTab.js';
+
+/**
+ * Siedler von Catan in the dashboard: the lobbies (and our AI for their empty seats), the running
+ * games as spectators see them, finished games replayed from their records, and a seat for a
+ * person. Boards are drawn from public data; the person is offered only the legal actions their
+ * protocol client is sent.
+ */
+
+type Tab = 'lobby' | 'watch' | 'records' | 'play';
+const TABS: [Tab, string][] = [
+  ['lobby', 'Lobby'],
+  ['watch', 'Watch'],
+  ['records', 'Finished games'],
+  ['play', 'Play'],
+];
+
+export function CatanPage() {
+  const [tab, setTab] = useState<Tab>('lobby');
+  const [watched, setWatched] = useState<string | null>(null);
+  const [record, setRecord] = useState<string | null>(null);
+  // The spectator snapshot is followed only while a tab shows it; the seat lives here so tabs keep it.
+  const play = usePlay();
+  return (
+    <section className="page catan-page">
+      <header className="page-header">
+        <h1>Die Siedler von Catan</h1>
+        <span className="muted">protocol 0.3, JSON over TCP</span>
+      </header>
+      <nav className="tabs" role="tablist">
+        {TABS.map(([id, label]) => (
+          <button
+            key={id}
+            role="tab"
+            aria-selected={tab === id}
+            className={tab === id ? 'tab active' : 'tab'}
+            data-testid={`catan-tab-${id}`}
+            onClick={() => setTab(id)}
+          >
+            {label}
+            {id === 'play' && play.seat?.state && play.seat.state.phase !== 'over' && (
+              <span className="catan-dot" title="you have a seat" />
+            )}
+          </button>
+        ))}
+      </nav>
+      {tab === 'play' ? (
+        <PlayTab play={play} />
+      ) : (
+        <Spectating
+          tab={tab}
+          watched={watched}
+          record={record}
+          onWatch={setWatched}
+          onRecord={setRecord}
+          onPlay={() => setTab('play')}
+        />
+      )}
+    </section>
+  );
+}
+
+function Spectating({
+  tab,
+  watched,
+  record,
+  onWatch,
+  onRecord,
+  onPlay,
+}: {
+  tab: Exclude<Tab, 'play'>;
+  watched: string | null;
+  record: string | null;
+  onWatch: (id: string) => void;
+  onRecord: (id: string) => void;
+  onPlay: () => void;
+}) {
+  const live = useCatanSnapshot();
+  return (
+    <>
+      <p>
+        <ConnectionBadge state={live.state} retryInMs={null} />
+        {live.state === 'unknown-game' && <span className="error"> This server does not run Catan.</span>}
+      </p>
+      {tab === 'lobby' && <LobbyTab snapshot={live.snapshot} onPlay={onPlay} />}
+      {tab === 'watch' && <WatchTab snapshot={live.snapshot} chosen={watched} onChoose={onWatch} />}
+      {tab === 'records' && <RecordsTab snapshot={live.snapshot} chosen={record} onChoose={onRecord} />}
+    </>
+  );
+}

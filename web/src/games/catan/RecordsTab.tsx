@@ -1,0 +1,179 @@
+import { useMemo } from 'react';
+import type { CatanResultRow, CatanSnapshot } from '../../../../src/games/catan/snapshot.js';
+import type { Colour } from '../../../../src/games/catan/rules/types.js';
+import type { CatanRecordView } from '../../../../src/games/catan/web-views.js';
+import { formatDuration, formatTime } from '../../format.js';
+import { href } from '../../router.js';
+import { usePolling } from '../../usePolling.js';
+import { Board } from './Board.js';
+import { ColourChip, GameLog, PlayersTable, namesOf } from './Players.js';
+
+/**
+ * Finished games: the latest results, and for the one chosen the server's record replayed through
+ * the rules (`/api/catan/records/:id`): the final board, everyone's points, the whole public log,
+ * and whether the record holds.
+ */
+
+export function resultText(r: CatanResultRow): string {
+  if (r.winner !== null) return `${r.players.find((p) => p.id === r.winner)?.name ?? `#${r.winner}`} won`;
+  return `aborted (${r.reason})`;
+}
+
+export function RecordsTab({
+  snapshot,
+  chosen,
+  onChoose,
+}: {
+  snapshot: CatanSnapshot | null;
+  chosen: string | null;
+  onChoose: (id: string) => void;
+}) {
+  const recent = snapshot?.recent ?? [];
+  return (
+    <>
+      <div className="panel">
+        <h2>
+          Finished games{' '}
+          <span className="muted">
+            (latest {recent.length}; all of them under <a href={href.matches('catan')}>Matches</a>)
+          </span>
+        </h2>
+        {recent.length === 0 ? (
+          <p className="muted">No game has ended yet.</p>
+        ) : (
+          <table className="table compact" data-testid="catan-recent">
+            <thead>
+              <tr>
+                <th>Game</th>
+                <th>Ended</th>
+                <th>Players (points)</th>
+                <th className="num">Turns</th>
+                <th>Result</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {recent.map((r) => (
+                <tr
+                  key={r.id}
+                  className={r.id === chosen ? 'selected' : undefined}
+                  data-testid="catan-recent-row"
+                  data-match={r.id}
+                >
+                  <td>{r.number}</td>
+                  <td>{formatTime(r.endedAt)}</td>
+                  <td>
+                    {r.players.map((p) => (
+                      <span key={p.id} className="catan-result-player">
+                        <ColourChip colour={p.colour} /> {p.name} ({p.points}){' '}
+                      </span>
+                    ))}
+                  </td>
+                  <td className="num">{r.turns}</td>
+                  <td data-testid="catan-recent-result">{resultText(r)}</td>
+                  <td>
+                    <button
+                      type="button"
+                      className="link-button"
+                      data-testid={`catan-record-${r.id}`}
+                      onClick={() => onChoose(r.id)}
+                    >
+                      Show
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+      {chosen !== null && <Record key={chosen} id={chosen} />}
+    </>
+  );
+}
+
+function Record({ id }: { id: string }) {
+  const record = usePolling<CatanRecordView>(`/api/catan/records/${encodeURIComponent(id)}`, null);
+  const r = record.data;
+  const final = r?.final ?? null;
+  const colours = useMemo(
+    () => new Map<number, Colour>((final?.players ?? []).map((p) => [p.id, p.colour])),
+    [final],
+  );
+  const nameOf = useMemo(() => namesOf(final?.players ?? []), [final]);
+  if (record.error !== null)
+    return (
+      <p className="error" role="alert">
+        {record.error}
+      </p>
+    );
+  if (!r) return <p className="muted">Loading the record…</p>;
+  return (
+    <div className="catan-layout" data-testid="catan-record" data-match={r.id}>
+      <div className="panel catan-board-panel">
+        <div className="panel-header">
+          <h2>Final position</h2>
+          <span className="muted">
+            {r.endedAt !== null && `${formatDuration(r.endedAt - r.startedAt)} · `}
+            <a href={href.match(r.id)} data-testid="catan-record-link">
+              wire record
+            </a>
+          </span>
+          <span
+            className={`badge ${r.checked && r.problems.length === 0 ? 'badge-finished' : r.checked ? 'badge-failed' : ''}`}
+            data-testid="catan-record-check"
+          >
+            {!r.checked
+              ? 'not replayable'
+              : r.problems.length === 0
+                ? 'replays through the rules'
+                : 'does not replay'}
+          </span>
+        </div>
+        {final ? (
+          <Board
+            fields={final.board.fields}
+            harbours={final.board.harbours}
+            robber={final.board.robber}
+            buildings={final.buildings}
+            colourOf={(p) => colours.get(p) ?? null}
+            testId="catan-record-board"
+          />
+        ) : (
+          <p className="muted">This record cannot be replayed (a fixed test board).</p>
+        )}
+        {r.problems.length > 0 && (
+          <ul className="error">
+            {r.problems.map((p) => (
+              <li key={p}>{p}</li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <div className="stack">
+        {final && (
+          <div className="panel">
+            <h2>Players</h2>
+            <PlayersTable
+              players={final.players.map((p) => ({
+                ...p,
+                cards: p.cards,
+                devCards: 'Unbekannt' in p.devCards ? p.devCards.Unbekannt : 0,
+              }))}
+              longestRoad={final.longestRoad}
+              largestArmy={final.largestArmy}
+              winner={final.winner}
+              testId="catan-record-players"
+            />
+          </div>
+        )}
+        <div className="panel">
+          <h2>
+            Log <span className="muted">({r.lines.length} public messages)</span>
+          </h2>
+          <GameLog lines={r.lines} nameOf={nameOf} testId="catan-record-log" max={5000} />
+        </div>
+      </div>
+    </div>
+  );
+}
