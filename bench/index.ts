@@ -16,6 +16,9 @@ const benches: [game: string, file: string, args: string[]][] = [
   ['ostseeschach', 'ostseeschach-strength.ts', ['--games', '100', '--ms', '500', '--opponents', 'random,depth2']],
   ['ostseeschach', 'ostseeschach-server.ts', ['--games', '200', '--concurrency', '2', '--ms', '25']],
   ['catan', 'catan-rules.ts', ['--games', '1000']],
+  ['catan', 'catan-server.ts', ['--games', '200']],
+  ['catan', 'catan-strength.ts', ['--games', '200', '--vs', 'search:weighted,search:random,weighted:random']],
+  ['catan', 'catan-wire.ts', ['--games', '100', '--parallel', '4', '--no-trades']],
 ];
 
 const only = process.argv.slice(2);
