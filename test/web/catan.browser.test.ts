@@ -28,6 +28,7 @@ const STATUS = '[data-testid="catan-play-status"]';
 interface El {
   getAttribute(name: string): string | null;
   readonly disabled?: boolean;
+  readonly textContent?: string | null;
 }
 /** What the scripted person looks at before each move. */
 interface Seen {
@@ -183,14 +184,26 @@ describe('Catan in a browser', () => {
       clicked.set(what, (clicked.get(what) ?? 0) + 1);
     };
     let last: string | null = null;
+    const answered = new Set<string>();
     for (;;) {
       // What a person sees once it is their move (a new one): the status, the buttons and board spots on offer.
       const looked: JSHandle<Seen | false> = await page.waitForFunction(
-        ([sel, before]) => {
+        ([sel, before, done]) => {
           const doc = (globalThis as unknown as { document: Doc }).document;
           const el = doc.querySelector(sel);
           if (el?.getAttribute('data-phase') === 'over')
             return { phase: 'over', version: '', status: '', discard: 0, spots: [], buttons: [] };
+          // An offer by a bot not answered yet: accept it if the page offers that, else decline.
+          for (const row of Array.from(doc.querySelectorAll('[data-testid="catan-offer-row"]'))) {
+            const id = row.getAttribute('data-trade') ?? '';
+            if (done.includes(id)) continue;
+            const answer = [`catan-accept-${id}`, `catan-cancel-${id}`]
+              .map((t) => doc.querySelector(`[data-testid="${t}"]`))
+              .find((b) => b !== null && b.disabled !== true && b.textContent !== 'Withdraw');
+            const testId = answer?.getAttribute('data-testid');
+            if (testId)
+              return { phase: 'offer', version: id, status: '', discard: 0, spots: [], buttons: [testId] };
+          }
           if (el?.getAttribute('data-acting') !== 'true' || el.getAttribute('data-version') === before)
             return false;
           const ids = (css: string) =>
@@ -208,12 +221,19 @@ describe('Catan in a browser', () => {
             buttons: ids('[data-testid="catan-actions"] button, [data-testid="catan-sea"] button'),
           };
         },
-        [STATUS, last] as const,
+        [STATUS, last, [...answered]] as const,
         { timeout: 20_000, polling: 15 },
       );
       const seen = (await looked.jsonValue()) as Seen;
-      last = seen.version;
       if (seen.phase === 'over') break;
+      if (seen.phase === 'offer') {
+        // The bots wait for everyone's answer to their offers; a person answers in the dialog.
+        answered.add(seen.version ?? '');
+        const button = seen.buttons[0]!;
+        await click(button, button.startsWith('catan-accept-') ? 'accept' : 'decline');
+        continue;
+      }
+      last = seen.version;
       if (decisions === 1) await page.screenshot({ path: join(shots, 'catan-play-start.png') });
       if (decisions === 50) await page.screenshot({ path: join(shots, 'catan-play-mid.png') });
       decisions++;
@@ -259,6 +279,8 @@ describe('Catan in a browser', () => {
     expect(decisions).toBeGreaterThan(30);
     for (const what of ['Dorf bauen', 'Strasse bauen', 'roll', 'endTurn', 'Strasse', 'Dorf'])
       expect(clicked.get(what), what).toBeGreaterThan(0);
+    // The AI players offered trades and the person answered them in the trade dialog.
+    expect((clicked.get('accept') ?? 0) + (clicked.get('decline') ?? 0)).toBeGreaterThan(0);
 
     // The server recorded the person as a human client; the record replays.
     store.flush();
@@ -281,5 +303,5 @@ describe('Catan in a browser', () => {
     ).toBeGreaterThan(8);
     await page.screenshot({ path: join(shots, 'catan-record.png') });
     expect(pageErrors).toEqual([]);
-  }, 120_000);
+  }, 180_000);
 });

@@ -84,6 +84,12 @@ export interface DriverOptions {
   readonly legal?: ((view: ClientView) => LegalActions) | undefined;
   /** How long to wait for OK or Fehler before acting again (servers that leave OK out). */
   readonly answerTimeoutMs?: number | undefined;
+  /**
+   * How long the offerer waits for every other player to accept or decline its open offers
+   * before it acts again (default 1000 ms). Our bots answer at once; the limit is for clients
+   * that never answer.
+   */
+  readonly tradeAnswerWaitMs?: number | undefined;
   readonly onOver?: ((view: ClientView) => void) | undefined;
   /** The driver gave up (wrong protocol, no colour left): the caller closes the connection. */
   readonly onGiveUp?: ((reason: string) => void) | undefined;
@@ -109,6 +115,7 @@ const FALLBACK_AFTER = 6;
 const GIVE_UP_AFTER = 40;
 
 const same = (a: Action, b: Action): boolean => JSON.stringify(a) === JSON.stringify(b);
+const isAnswerTo = (a: Action, tradeId: number): boolean => (a.type === 'acceptTrade' || a.type === 'cancelTrade') && a.tradeId === tradeId;
 
 export class BotDriver {
   readonly game = new ClientGame();
@@ -122,6 +129,9 @@ export class BotDriver {
   private stopped = false;
   private stalled = false;
   private answered = new Set<number>();
+  /** Own open offers: when each was seen and who of the others has accepted or declined it. */
+  private readonly ownOffers = new Map<number, { readonly at: number; readonly answered: Set<number> }>();
+  private answerWait: Timer | null = null;
   private watchdog: Timer | null = null;
   private readonly rng: Rng;
 
@@ -137,6 +147,7 @@ export class BotDriver {
   stop(): void {
     this.stopped = true;
     this.watchdog?.cancel();
+    this.answerWait?.cancel();
   }
 
   receive(m: ServerMessage): void {
@@ -164,12 +175,24 @@ export class BotDriver {
         this.refusal(m.message);
         return;
       case 'gameOver':
-        this.stopped = true;
-        this.watchdog?.cancel();
+        this.stop();
         this.o.onOver?.(this.game.view());
         return;
       case 'tradeOffered':
+        if (m.player === this.game.me) this.ownOffers.set(m.tradeId, { at: this.o.clock.now(), answered: new Set() });
         this.wake();
+        return;
+      case 'tradeAccepted':
+        this.ownOffers.get(m.tradeId)?.answered.add(m.player);
+        this.wake();
+        return;
+      case 'tradeCancelled':
+        if (m.player === this.game.me) this.ownOffers.delete(m.tradeId);
+        else this.ownOffers.get(m.tradeId)?.answered.add(m.player);
+        this.wake();
+        return;
+      case 'tradeCompleted':
+        this.ownOffers.delete(m.tradeId);
         return;
       case 'status':
         if (m.player.id === this.game.me) {
@@ -277,20 +300,22 @@ export class BotDriver {
     const self = this.game.self;
     if (!self) return;
     const acting = ACTING.has(self.status);
-    // Outside one's turn the only choices are answers to offers not answered yet.
-    const fresh = acting ? [] : this.game.offersByOthers().filter((id) => !this.answered.has(id));
-    if (!acting && fresh.length === 0) return;
+    // Outside one's turn the only choices are answers to offers not answered yet, one at a time.
+    const fresh = acting ? undefined : this.game.offersByOthers().find((id) => !this.answered.has(id));
+    if (!acting && fresh === undefined) return;
     const view = this.game.view();
+    if (acting && this.awaitingAnswers(view.players.length - 1)) return;
     const me = view.players.find((p) => p.id === view.me)!;
     let legal = (this.o.legal ?? legalFromView)(view);
-    if (!acting) {
-      for (const id of fresh) this.answered.add(id);
-      legal = { ...legal, actions: legal.actions.filter((a) => (a.type === 'acceptTrade' || a.type === 'cancelTrade') && fresh.includes(a.tradeId)) };
-      if (legal.actions.length === 0) return;
+    if (fresh !== undefined) {
+      this.answered.add(fresh);
+      legal = { ...legal, actions: legal.actions.filter((a) => isAnswerTo(a, fresh)) };
     }
     const refused = this.refused;
     if (refused.length > 0) legal = { ...legal, actions: legal.actions.filter((a) => !refused.some((r) => same(a, r))) };
     let action = refused.length < FALLBACK_AFTER ? this.o.bot.decide({ view, legal, refused }) : null;
+    // Silence is no answer: the offerer waits for one, so an offer the bot passes on is declined (D11).
+    if (fresh !== undefined && (action === null || !isAnswerTo(action, fresh)) && refused.length === 0) action = { type: 'cancelTrade', tradeId: fresh };
     if (action === null && acting) {
       action = this.fallback(legal);
       if (action) this.stats.fallbacks++;
@@ -303,6 +328,31 @@ export class BotDriver {
     }
     this.stats.actions++;
     this.send({ kind: 'action', action }, { type: 'action', action });
+  }
+
+  /**
+   * Whether an own offer still waits for answers from some of the `others` (and its wait has not
+   * run out): then the driver decides once they are in or at the deadline, so no acceptance
+   * arrives for an offer it has already completed or withdrawn by ending the turn.
+   */
+  private awaitingAnswers(others: number): boolean {
+    const limit = this.o.tradeAnswerWaitMs ?? 1000;
+    const now = this.o.clock.now();
+    let until = Infinity;
+    for (const [id, offer] of this.ownOffers) {
+      if (!this.game.view().trades.some((t) => t.id === id)) {
+        this.ownOffers.delete(id);
+        continue;
+      }
+      if (offer.answered.size < others && now < offer.at + limit) until = Math.min(until, offer.at + limit);
+    }
+    if (until === Infinity) return false;
+    this.answerWait?.cancel();
+    this.answerWait = this.o.clock.setTimeout(() => {
+      this.answerWait = null;
+      this.wake();
+    }, until - now);
+    return true;
   }
 
   /** A safe action for the current status when the bot has none (or keeps being refused). */

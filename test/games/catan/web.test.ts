@@ -178,15 +178,26 @@ describe('the Catan play gateway', () => {
 
     let deliberate = false;
     let decisions = 0;
+    // The person declines every offer the bots make (the bots wait for an answer from everyone).
+    const declined = new Set<number>();
+    const offerToAnswer = (x: Browser): number | undefined =>
+      x.settled?.view.trades.find((t) => t.player !== x.state!.me && !declined.has(t.id))?.id;
     for (;;) {
       await b.until(
         (x) =>
           x.state?.phase === 'over' ||
+          offerToAnswer(x) !== undefined ||
           (x.settled !== undefined && ACTING.has(x.myStatus ?? '') && x.settled.legal !== null),
         `decision ${decisions + 1}`,
         20_000,
       );
       if (b.state!.phase === 'over') break;
+      const offer = offerToAnswer(b);
+      if (offer !== undefined) {
+        declined.add(offer);
+        b.send({ type: 'action', action: { type: 'cancelTrade', tradeId: offer } });
+        continue;
+      }
       const s = b.settled!;
       const legal = s.legal!;
       if (!deliberate && legal.status === 'Wuerfeln') {
