@@ -148,6 +148,13 @@ parentPort.on('message', (m) => {
 });
 `;
 
+/** Atomics.waitAsync (Node ≥ 16; typed only from lib ES2024). */
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(array: Int32Array, index: number, value: number, timeoutMs: number): { async: false; value: string } | { async: true; value: Promise<string> };
+  }
+).waitAsync;
+
 export class RecordStore {
   private readonly db: Database.Database;
   private queue: Op[] = [];
@@ -243,16 +250,36 @@ export class RecordStore {
     })();
   }
 
-  /** Waits until everything queued so far is committed. */
+  /**
+   * Waits until everything queued so far is committed, blocking (reads need their rows). The
+   * limit only guards against a dead writer: servers drain asynchronously when they stop, so a
+   * close after that has little left to wait for.
+   */
   flush(close = false): void {
     this.send(close);
     if (!this.writer) return;
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 120_000;
     for (;;) {
       const done = Atomics.load(this.done, 0);
       if (done >= this.sent) return;
-      if (Date.now() > deadline) throw new Error('record store: the writer did not finish in 30 s');
+      if (Date.now() > deadline) throw new Error('record store: the writer did not finish in 120 s');
       Atomics.wait(this.done, 0, done, 1000);
+    }
+  }
+
+  /**
+   * Resolves once everything queued so far is committed, without blocking the event loop: a
+   * server stopping after heavy load waits for a busy disk rather than giving up on its records.
+   */
+  async drain(): Promise<void> {
+    this.send();
+    if (!this.writer) return;
+    const target = this.sent;
+    for (;;) {
+      const done = Atomics.load(this.done, 0);
+      if (done >= target) return;
+      const waited = waitAsync(this.done, 0, done, 1000);
+      if (waited.async) await waited.value;
     }
   }
 

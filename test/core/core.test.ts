@@ -146,6 +146,26 @@ describe('RecordStore', () => {
     expect(again.getMatch('nope')).toBeNull();
     again.close();
   });
+
+  it('drains a large backlog to disk without blocking the event loop', async () => {
+    const file = join(dir2(), 'records.db');
+    const store = new RecordStore(file);
+    const id = store.startMatch({ game: 'catan', startedAt: 1, seats: [] });
+    for (let i = 0; i < 60_000; i++) store.addWire({ matchId: id, game: 'catan', conn: '*', at: i, dir: 'out', data: `{"Zeile":${i}}` });
+    store.finishMatch(id, { status: 'finished', endedAt: 2, result: null });
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 1);
+    await store.drain();
+    clearInterval(ticker);
+    // The writer thread committed the rows while this thread kept running timers.
+    expect(ticks).toBeGreaterThan(0);
+    store.close();
+    const again = new RecordStore(file);
+    const match = again.getMatch(id)!;
+    expect(match.status).toBe('finished');
+    expect(match.wire).toHaveLength(60_000);
+    again.close();
+  });
 });
 
 function dir2() {

@@ -1,4 +1,5 @@
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { closeTcp, listenTcp } from '../../core/tcp.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { EventHub, type GameServer, type ServerInfo, type ServerStatus, type SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
@@ -121,24 +122,22 @@ export class CatanServer implements GameServer {
   async start(): Promise<void> {
     if (this.server) return;
     this.status = 'starting';
-    const server = createServer({ noDelay: true }, (socket) => this.accept(socket));
-    server.maxConnections = this.o.maxConnections ?? CATAN_DEFAULTS.maxConnections;
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error): void => {
-        this.status = 'failed';
-        this.error = err.message;
-        reject(err);
-      };
-      server.once('error', onError);
-      server.listen(this.o.port, this.o.host, () => {
-        server.off('error', onError);
-        server.on('error', (err) => this.log.error({ err }, 'server socket error'));
-        resolve();
+    try {
+      const { server, port } = await listenTcp({
+        host: this.o.host,
+        port: this.o.port,
+        server: { noDelay: true },
+        maxConnections: this.o.maxConnections ?? CATAN_DEFAULTS.maxConnections,
+        log: this.log,
+        onSocket: (socket) => this.accept(socket),
       });
-    });
-    this.server = server;
-    const address = server.address();
-    this.boundPort = typeof address === 'object' && address ? address.port : this.o.port;
+      this.server = server;
+      this.boundPort = port;
+    } catch (err) {
+      this.status = 'failed';
+      this.error = (err as Error).message;
+      throw err;
+    }
     this.status = 'running';
     this.log.info({ host: this.o.host, port: this.boundPort }, 'Catan server listening');
   }
@@ -148,16 +147,8 @@ export class CatanServer implements GameServer {
     this.server = null;
     this.hall.stop();
     if (this.status !== 'failed') this.status = 'stopped';
-    if (server) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      const timer = setTimeout(() => {
-        for (const s of this.sockets) s.destroy();
-      }, 300);
-      for (const s of this.sockets) s.end();
-      await closed;
-      clearTimeout(timer);
-    }
-    this.o.store?.flush();
+    if (server) await closeTcp(server, () => this.sockets, { graceMs: 300, end: true });
+    await this.o.store?.drain();
   }
 
   get port(): number {

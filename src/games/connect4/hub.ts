@@ -82,7 +82,7 @@ export class Connect4Hub implements GameServer {
     await Promise.all([...this.peers].map((p) => this.closePeer(p)));
     this.solverGames.stop();
     await this.engine.close();
-    this.o.store?.flush();
+    await this.o.store?.drain();
   }
 
   get port(): number {

@@ -1,4 +1,5 @@
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { listenTcp } from '../../core/tcp.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { EventHub, type GameServer, type ServerInfo, type ServerStatus, type SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
@@ -127,24 +128,22 @@ export class DameServer implements GameServer {
   async start(): Promise<void> {
     if (this.server) return;
     this.status = 'starting';
-    const server = createServer({ noDelay: true, allowHalfOpen: false }, (socket) => this.accept(socket));
-    server.maxConnections = this.o.maxConnections;
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error): void => {
-        this.status = 'failed';
-        this.error = err.message;
-        reject(err);
-      };
-      server.once('error', onError);
-      server.listen(this.o.port, this.o.host, () => {
-        server.off('error', onError);
-        server.on('error', (err) => this.log.error({ err }, 'server socket error'));
-        resolve();
+    try {
+      const { server, port } = await listenTcp({
+        host: this.o.host,
+        port: this.o.port,
+        server: { noDelay: true, allowHalfOpen: false },
+        maxConnections: this.o.maxConnections,
+        log: this.log,
+        onSocket: (socket) => this.accept(socket),
       });
-    });
-    this.server = server;
-    const address = server.address();
-    this.boundPort = typeof address === 'object' && address ? address.port : this.o.port;
+      this.server = server;
+      this.boundPort = port;
+    } catch (err) {
+      this.status = 'failed';
+      this.error = (err as Error).message;
+      throw err;
+    }
     this.status = 'running';
     this.log.info({ host: this.o.host, port: this.boundPort, mode: this.o.mode }, 'Dame server listening');
   }
@@ -158,7 +157,7 @@ export class DameServer implements GameServer {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
     if (this.engine && !this.o.engine) await this.engine.close();
     this.engine = this.o.engine ?? null;
-    this.o.store?.flush();
+    await this.o.store?.drain();
   }
 
   get port(): number {

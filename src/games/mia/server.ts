@@ -116,7 +116,7 @@ export class MiaServer implements GameServer {
     this.socket = null;
     if (this.status !== 'failed') this.status = 'stopped';
     if (socket) await new Promise<void>((resolve) => socket.close(() => resolve()));
-    this.o.store?.flush();
+    await this.o.store?.drain();
   }
 
   get port(): number {

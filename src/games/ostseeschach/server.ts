@@ -1,4 +1,5 @@
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { closeTcp, listenTcp } from '../../core/tcp.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import {
   EventHub,
@@ -105,24 +106,22 @@ export class OstseeschachServer implements GameServer {
     if (this.server) return;
     this.status = 'starting';
     // Half-open: after a client's FIN we still send `\n</protocol>` (spec §3.5).
-    const server = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => this.accept(socket));
-    server.maxConnections = this.o.maxConnections ?? OSTSEESCHACH_DEFAULTS.maxConnections;
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error): void => {
-        this.status = 'failed';
-        this.error = err.message;
-        reject(err);
-      };
-      server.once('error', onError);
-      server.listen(this.o.port, this.o.host, () => {
-        server.off('error', onError);
-        server.on('error', (err) => this.log.error({ err }, 'server socket error'));
-        resolve();
+    try {
+      const { server, port } = await listenTcp({
+        host: this.o.host,
+        port: this.o.port,
+        server: { allowHalfOpen: true, noDelay: true },
+        maxConnections: this.o.maxConnections ?? OSTSEESCHACH_DEFAULTS.maxConnections,
+        log: this.log,
+        onSocket: (socket) => this.accept(socket),
       });
-    });
-    this.server = server;
-    const address = server.address();
-    this.boundPort = typeof address === 'object' && address ? address.port : this.o.port;
+      this.server = server;
+      this.boundPort = port;
+    } catch (err) {
+      this.status = 'failed';
+      this.error = (err as Error).message;
+      throw err;
+    }
     this.status = 'running';
     this.log.info({ host: this.o.host, port: this.boundPort }, 'Ostseeschach server listening');
   }
@@ -133,16 +132,9 @@ export class OstseeschachServer implements GameServer {
     this.lobby.stop();
     for (const c of [...this.connections]) c.shutdown();
     if (this.status !== 'failed') this.status = 'stopped';
-    if (server) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Clients get a moment to read the end of their stream, then the sockets go.
-      const timer = setTimeout(() => {
-        for (const s of this.sockets) s.destroy();
-      }, 500);
-      await closed;
-      clearTimeout(timer);
-    }
-    this.o.store?.flush();
+    // Clients get a moment to read the end of their stream, then the sockets go.
+    if (server) await closeTcp(server, () => this.sockets, { graceMs: 500 });
+    await this.o.store?.drain();
   }
 
   get port(): number {

@@ -1,0 +1,47 @@
+import { createServer, type Server, type ServerOpts, type Socket } from 'node:net';
+import type { Logger } from './log.js';
+
+/**
+ * The TCP side every stream-protocol server shares: listen (a bind error rejects, later socket
+ * errors are logged, never thrown) and a stop that gives clients a moment to read the end of
+ * their stream before their sockets go.
+ */
+
+export interface TcpListenOptions {
+  readonly host: string;
+  /** 0 for a free port. */
+  readonly port: number;
+  readonly server?: ServerOpts;
+  readonly maxConnections?: number | undefined;
+  readonly log: Logger;
+  readonly onSocket: (socket: Socket) => void;
+}
+
+export async function listenTcp(o: TcpListenOptions): Promise<{ server: Server; port: number }> {
+  const server = createServer(o.server ?? {}, o.onSocket);
+  if (o.maxConnections !== undefined) server.maxConnections = o.maxConnections;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      server.on('error', (err) => o.log.error({ err }, 'server socket error'));
+      resolve();
+    });
+  });
+  const address = server.address();
+  return { server, port: typeof address === 'object' && address ? address.port : o.port };
+}
+
+/**
+ * Stops accepting and resolves once the server has closed: sockets still open after `graceMs`
+ * are destroyed (`end: true` half-closes them first, so they can read what is still queued).
+ */
+export async function closeTcp(server: Server, sockets: () => Iterable<Socket>, o: { readonly graceMs: number; readonly end?: boolean }): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const timer = setTimeout(() => {
+    for (const s of sockets()) s.destroy();
+  }, o.graceMs);
+  if (o.end === true) for (const s of sockets()) s.end();
+  await closed;
+  clearTimeout(timer);
+}
