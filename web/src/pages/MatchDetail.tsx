@@ -140,7 +140,12 @@ function Wire({ wire, startedAt }: { wire: WireRecord[]; startedAt: number }) {
   const [conn, setConn] = useState('');
   const counts = new Map<string, number>();
   for (const w of wire) counts.set(w.conn, (counts.get(w.conn) ?? 0) + 1);
-  const lines = conn === '' ? wire : wire.filter((w) => w.conn === conn);
+  // A server that writes the lines of one step at once (Catan) records them as one entry.
+  const lines = (conn === '' ? wire : wire.filter((w) => w.conn === conn)).flatMap((w) =>
+    w.data.includes('\n')
+      ? w.data.split('\n').map((data, i) => ({ ...w, data, key: `${w.seq}.${i}` }))
+      : [{ ...w, key: String(w.seq) }],
+  );
   return (
     <div className="panel">
       <header className="panel-header">
@@ -176,7 +181,7 @@ function Wire({ wire, startedAt }: { wire: WireRecord[]; startedAt: number }) {
           <tbody>
             {lines.map((w) => (
               <tr
-                key={w.seq}
+                key={w.key}
                 data-testid="wire-line"
                 data-dir={w.dir}
                 data-conn={w.conn}
