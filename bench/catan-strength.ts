@@ -17,7 +17,7 @@
 import { cpus, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Weights } from '../src/games/catan/bots/value.js';
-import { workerScriptUrl } from '../src/games/dame/worker-script.js';
+import { workerUrl } from '../src/core/worker-url.js';
 import type { StrengthJob, StrengthResult } from './catan-strength-worker.js';
 
 function flag(name: string, fallback: string): string {
@@ -90,7 +90,7 @@ async function run(url: URL, jobs: StrengthJob[], onResult: (r: StrengthResult) 
 }
 
 async function main(): Promise<void> {
-  const url = await workerScriptUrl(import.meta.url, 'catan-strength-worker');
+  const url = await workerUrl(import.meta.url, 'catan-strength-worker');
   console.log(
     `catan-strength: ${games} games per matchup, ${workers} workers, seed ${seed}; ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ` +
       `Node ${process.version}, load ${loadavg().map((l) => l.toFixed(1)).join(' / ')}, ${new Date().toISOString()}`,

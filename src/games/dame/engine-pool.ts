@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { silentLogger, type Logger } from '../../core/log.js';
 import type { EngineRequest, EngineResponse } from './engine-worker.js';
 import { initialState, type DameState, type SingleMove } from './rules.js';
-import { workerScriptUrl } from './worker-script.js';
+import { workerUrl } from '../../core/worker-url.js';
 
 /**
  * The engine seats' think(): worker threads running engine-worker.ts, so a server never blocks
@@ -105,7 +105,7 @@ export class DameEnginePool implements DameMoveSource {
 
   private ensureWorker(slot: Slot): Promise<Worker> {
     if (slot.worker) return Promise.resolve(slot.worker);
-    slot.starting ??= workerScriptUrl(import.meta.url, 'engine-worker')
+    slot.starting ??= workerUrl(import.meta.url, 'engine-worker')
       .then((url) => this.spawn(slot, url))
       .finally(() => (slot.starting = null));
     return slot.starting;

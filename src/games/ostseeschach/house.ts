@@ -3,7 +3,7 @@ import type { Stoppable } from '../../core/lifecycle.js';
 import type { Logger } from '../../core/log.js';
 import type { HouseGame } from './house-loop.js';
 import type { HouseWorkerData, HouseWorkerMessage } from './house-worker.js';
-import { workerUrl } from './worker-url.js';
+import { workerUrl } from '../../core/worker-url.js';
 
 /**
  * The house games of `spielhalle serve`, each in its own worker thread (house-worker.ts) so the

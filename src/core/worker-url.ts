@@ -15,6 +15,7 @@ const bundles = new Map<string, Promise<URL>>();
 
 const BANNER = "import { createRequire as __spielhalleRequire } from 'node:module'; const require = __spielhalleRequire(import.meta.url);";
 
+/** The URL of worker script `name` (without extension) next to the module at `moduleUrl`. */
 export function workerUrl(moduleUrl: string, name: string): Promise<URL> {
   if (!moduleUrl.endsWith('.ts')) return Promise.resolve(new URL(`./${name}.js`, moduleUrl));
   const source = fileURLToPath(new URL(`./${name}.ts`, moduleUrl));
@@ -22,7 +23,7 @@ export function workerUrl(moduleUrl: string, name: string): Promise<URL> {
   if (!bundle) {
     bundle = (async () => {
       const { build } = await import('esbuild');
-      const out = join(mkdtempSync(join(tmpdir(), 'spielhalle-ostseeschach-')), `${name}.mjs`);
+      const out = join(mkdtempSync(join(tmpdir(), 'spielhalle-worker-')), `${name}.mjs`);
       await build({
         entryPoints: [source],
         bundle: true,
