@@ -1,16 +1,13 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type JSHandle, type Page } from 'playwright-core';
+import { join } from 'node:path';
+import type { JSHandle, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_SETTINGS } from '../../src/config.js';
+import { openDashboard, SHOTS as shots, type BrowserRig } from './browser.js';
 import { silentLogger } from '../../src/core/log.js';
 import { RecordStore } from '../../src/core/records.js';
 import { CatanClient, createCatanBot } from '../../src/games/catan/client.js';
 import { catan } from '../../src/games/catan/index.js';
 import { verifyCatanMatch } from '../../src/games/catan/replay.js';
 import { createCatanServer, type CatanServer } from '../../src/games/catan/server.js';
-import { createWebServer, type WebServer } from '../../src/web/server.js';
 
 /**
  * The Catan page in a real headless Chromium against the real routes and a real Catan server
@@ -20,8 +17,6 @@ import { createWebServer, type WebServer } from '../../src/web/server.js';
  * clicking the board and the action buttons the page offers. Needs web/dist (npm test builds it first).
  */
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const shots = join(root, 'test-results');
 const STATUS = '[data-testid="catan-play-status"]';
 
 /** The little of the DOM the page functions use (this file is compiled without the DOM types). */
@@ -47,19 +42,13 @@ interface Doc {
 describe('Catan in a browser', () => {
   const store = new RecordStore(':memory:');
   let server: CatanServer;
-  let web: WebServer | undefined;
-  let browser: Browser | undefined;
+  let rig: BrowserRig | undefined;
   let page: Page;
   let base: string;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
   let slow: CatanClient | null = null;
 
   beforeAll(async () => {
-    if (!existsSync(join(root, 'web', 'dist', 'index.html')))
-      throw new Error(
-        'The dashboard is not built: run `npx vite build --config web/vite.config.ts` (npm test does this first).',
-      );
-    mkdirSync(shots, { recursive: true });
     server = createCatanServer({
       host: '127.0.0.1',
       port: 0,
@@ -70,38 +59,18 @@ describe('Catan in a browser', () => {
       botStrategy: (seed) => createCatanBot('builder', seed),
     });
     await server.start();
-    web = createWebServer({
-      servers: [server],
+    rig = await openDashboard({
+      module: catan,
+      server: server,
       store,
-      log: silentLogger,
-      host: '127.0.0.1',
-      port: 0,
-      routes: [
-        (app) => catan.registerRoutes!(app, server, { settings: DEFAULT_SETTINGS, log: silentLogger, store }),
-      ],
+      viewport: { width: 1280, height: 1200 },
     });
-    base = `http://127.0.0.1:${(await web.start()).port}`;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-        '--disable-quic',
-      ],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 1200 } });
-    page.setDefaultTimeout(15_000);
-    page.on('pageerror', (err) => pageErrors.push(err.message));
+    ({ base, page, pageErrors } = rig);
   });
 
   afterAll(async () => {
     await slow?.stop();
-    await browser?.close();
-    await web?.stop();
+    await rig?.close();
     await server.stop();
     store.close();
   });

@@ -1,16 +1,13 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS } from '../../src/config.js';
+import { openDashboard, SHOTS as shots, type BrowserRig } from './browser.js';
 import { silentLogger } from '../../src/core/log.js';
 import { RecordStore } from '../../src/core/records.js';
 import { Connect4Engine } from '../../src/games/connect4/engine.js';
 import { Connect4Hub } from '../../src/games/connect4/hub.js';
 import { connect4 } from '../../src/games/connect4/index.js';
 import { legalMoves } from '../../src/games/connect4/rules.js';
-import { createWebServer, type WebServer } from '../../src/web/server.js';
 
 /**
  * The Connect Four page in a real headless Chromium against the real routes and the real solver
@@ -18,44 +15,24 @@ import { createWebServer, type WebServer } from '../../src/web/server.js';
  * position, and finds the game on the watch tab. Needs web/dist (npm test builds it first).
  */
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const shots = join(root, 'test-results');
 
 describe('Connect Four in a browser', () => {
   const store = new RecordStore(':memory:');
   let hub: Connect4Hub;
-  let web: WebServer | undefined;
-  let browser: Browser | undefined;
+  let rig: BrowserRig | undefined;
   let page: Page;
   let base: string;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(join(root, 'web', 'dist', 'index.html'))) throw new Error('The dashboard is not built: run `npx vite build --config web/vite.config.ts` (npm test does this first).');
-    mkdirSync(shots, { recursive: true });
     hub = new Connect4Hub({ host: '127.0.0.1', port: 0, broadcastAddress: null, peerPorts: [], store, log: silentLogger, engine: new Connect4Engine() });
     await hub.start();
-    web = createWebServer({
-      servers: [hub],
-      store,
-      log: silentLogger,
-      host: '127.0.0.1',
-      port: 0,
-      routes: [(app) => connect4.registerRoutes!(app, hub, { settings: DEFAULT_SETTINGS, log: silentLogger, store })],
-    });
-    base = `http://127.0.0.1:${(await web.start()).port}`;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    page.setDefaultTimeout(15_000);
-    page.on('pageerror', (err) => pageErrors.push(err.message));
+    rig = await openDashboard({ module: connect4, server: hub, store, viewport: { width: 1280, height: 1000 } });
+    ({ base, page, pageErrors } = rig);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await web?.stop();
+    await rig?.close();
     await hub.stop();
     store.close();
   });

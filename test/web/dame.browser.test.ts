@@ -1,9 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS } from '../../src/config.js';
+import { openDashboard, SHOTS as shots, type BrowserRig } from './browser.js';
 import { silentLogger } from '../../src/core/log.js';
 import { RecordStore } from '../../src/core/records.js';
 import { DameClient } from '../../src/games/dame/client.js';
@@ -11,7 +9,6 @@ import { dame } from '../../src/games/dame/index.js';
 import { verifyDameMatch } from '../../src/games/dame/replay.js';
 import { legalMoves } from '../../src/games/dame/rules.js';
 import { createDameServer, type DameServer } from '../../src/games/dame/server.js';
-import { createWebServer, type WebServer } from '../../src/web/server.js';
 
 /**
  * The Dame page in a real headless Chromium against the real routes, a real Dame server and the
@@ -20,47 +17,27 @@ import { createWebServer, type WebServer } from '../../src/web/server.js';
  * and targets. Needs web/dist (npm test builds it first).
  */
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const shots = join(root, 'test-results');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('Dame in a browser', () => {
   const store = new RecordStore(':memory:');
   let server: DameServer;
-  let web: WebServer | undefined;
-  let browser: Browser | undefined;
+  let rig: BrowserRig | undefined;
   let page: Page;
   let base: string;
   const clients: DameClient[] = [];
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(join(root, 'web', 'dist', 'index.html'))) throw new Error('The dashboard is not built: run `npx vite build --config web/vite.config.ts` (npm test does this first).');
-    mkdirSync(shots, { recursive: true });
     server = createDameServer({ host: '127.0.0.1', port: 0, log: silentLogger, store, engineTimeMs: 30, motdDelayMs: 100 });
     await server.start();
-    web = createWebServer({
-      servers: [server],
-      store,
-      log: silentLogger,
-      host: '127.0.0.1',
-      port: 0,
-      routes: [(app) => dame.registerRoutes!(app, server, { settings: DEFAULT_SETTINGS, log: silentLogger, store })],
-    });
-    base = `http://127.0.0.1:${(await web.start()).port}`;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
-    page.setDefaultTimeout(15_000);
-    page.on('pageerror', (err) => pageErrors.push(err.message));
+    rig = await openDashboard({ module: dame, server: server, store, viewport: { width: 1280, height: 1100 } });
+    ({ base, page, pageErrors } = rig);
   });
 
   afterAll(async () => {
     for (const c of clients) c.stop();
-    await browser?.close();
-    await web?.stop();
+    await rig?.close();
     await server.stop();
     store.close();
   });

@@ -1,9 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS } from '../../src/config.js';
+import { openDashboard, SHOTS as shots, type BrowserRig } from './browser.js';
 import type { Stoppable } from '../../src/core/lifecycle.js';
 import { silentLogger } from '../../src/core/log.js';
 import { RecordStore } from '../../src/core/records.js';
@@ -14,7 +12,6 @@ import { startHouseGames } from '../../src/games/ostseeschach/house.js';
 import { ostseeschach } from '../../src/games/ostseeschach/index.js';
 import { replayOstseeschachMatch } from '../../src/games/ostseeschach/replay.js';
 import { createOstseeschachServer, type OstseeschachServer } from '../../src/games/ostseeschach/server.js';
-import { createWebServer, type WebServer } from '../../src/web/server.js';
 
 /**
  * The Ostseeschach page in a real headless Chromium against the real routes and a real server:
@@ -23,8 +20,6 @@ import { createWebServer, type WebServer } from '../../src/web/server.js';
  * (npm test builds it first).
  */
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const shots = join(root, 'test-results');
 
 /** The page's `data-pieces` of a board (the same key Board.tsx writes). */
 const piecesKey = (pieces: readonly PieceEntry[]): string =>
@@ -36,40 +31,22 @@ const piecesKey = (pieces: readonly PieceEntry[]): string =>
 describe('Ostseeschach in a browser', () => {
   const store = new RecordStore(':memory:');
   let server: OstseeschachServer;
-  let web: WebServer | undefined;
-  let browser: Browser | undefined;
+  let rig: BrowserRig | undefined;
   let page: Page;
   let base: string;
   let house: Stoppable[] = [];
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(join(root, 'web', 'dist', 'index.html'))) throw new Error('The dashboard is not built: run `npx vite build --config web/vite.config.ts` (npm test does this first).');
-    mkdirSync(shots, { recursive: true });
     server = createOstseeschachServer({ host: '127.0.0.1', port: 0, seed: 'browser', log: silentLogger, store });
     await server.start();
-    web = createWebServer({
-      servers: [server],
-      store,
-      log: silentLogger,
-      host: '127.0.0.1',
-      port: 0,
-      routes: [(app) => ostseeschach.registerRoutes!(app, server, { settings: DEFAULT_SETTINGS, log: silentLogger, store })],
-    });
-    base = `http://127.0.0.1:${(await web.start()).port}`;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 1200 } });
-    page.setDefaultTimeout(15_000);
-    page.on('pageerror', (err) => pageErrors.push(err.message));
+    rig = await openDashboard({ module: ostseeschach, server: server, store, viewport: { width: 1280, height: 1200 } });
+    ({ base, page, pageErrors } = rig);
   });
 
   afterAll(async () => {
     for (const part of house) await part.stop();
-    await browser?.close();
-    await web?.stop();
+    await rig?.close();
     await server.stop();
     store.close();
   });
