@@ -277,11 +277,18 @@ export class RecordStore {
     this.send();
     if (!this.writer) return;
     const target = this.sent;
-    for (;;) {
-      const done = Atomics.load(this.done, 0);
-      if (done >= target) return;
-      const waited = waitAsync(this.done, 0, done, 1000);
-      if (waited.async) await waited.value;
+    // A pending waitAsync does not keep the process alive: the writer does, while we wait.
+    const writer = this.writer;
+    writer.ref();
+    try {
+      for (;;) {
+        const done = Atomics.load(this.done, 0);
+        if (done >= target) return;
+        const waited = waitAsync(this.done, 0, done, 1000);
+        if (waited.async) await waited.value;
+      }
+    } finally {
+      writer.unref();
     }
   }
 
