@@ -2,9 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
+import { commandLogLevel } from '../../src/core/command-log.js';
 import { ConfigError, envName } from '../../src/core/config.js';
+import { UsageError } from '../../src/core/errors.js';
 import { LineFramer } from '../../src/core/framing.js';
 import { RecordStore } from '../../src/core/records.js';
 import { nextInt, Rng, rngState } from '../../src/core/rng.js';
@@ -170,3 +173,25 @@ describe('RecordStore', () => {
 function dir2() {
   return mkdtempSync(join(tmpdir(), 'spielhalle-records-'));
 }
+
+describe('commandLogLevel', () => {
+  const levelFor = (argv: string[]): string => {
+    let level = '';
+    const program = new Command().exitOverride().option('--log-level <level>');
+    program
+      .command('bot')
+      .option('--log-level <level>')
+      .action((_opts: unknown, cmd: Command) => {
+        level = commandLogLevel(cmd, 'warn');
+      });
+    program.parse(argv, { from: 'user' });
+    return level;
+  };
+
+  it('reads --log-level after the subcommand, before it, or falls back', () => {
+    expect(levelFor(['bot', '--log-level', 'debug'])).toBe('debug');
+    expect(levelFor(['--log-level', 'trace', 'bot'])).toBe('trace');
+    expect(levelFor(['bot'])).toBe('warn');
+    expect(() => levelFor(['bot', '--log-level', 'loud'])).toThrow(UsageError);
+  });
+});

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { commandLogLevel } from '../../core/command-log.js';
 import { UsageError } from '../../core/errors.js';
 import { createLogger, type Logger } from '../../core/log.js';
 import {
@@ -24,7 +25,6 @@ interface BotFlags {
   colour?: string;
   seed: string;
   thinkMs: string;
-  logLevel: string;
 }
 
 /** Characters as the server counts them (an emoji is one). */
@@ -77,15 +77,15 @@ export function registerCatanBotCommand(bot: Command): void {
     .option('--colour <colour>', `colour to ask for first (${COLOURS.join(', ')}); then the first free one`)
     .option('--seed <seed>', "seed of the bot's random choices", 'spielhalle')
     .option('--think-ms <ms>', 'pause before each message the bot sends', '0')
-    .option('--log-level <level>', 'log level (debug shows every line)', 'warn')
-    .action(async (opts: BotFlags) => {
+    .option('--log-level <level>', 'log level (debug shows every line; default warn)')
+    .action(async (opts: BotFlags, cmd: Command) => {
       const port = whole(opts.port, '--port', 1, 65535);
       const thinkMs = whole(opts.thinkMs, '--think-ms', 0, 60_000);
       const colour = colourFlag(opts.colour);
       const name = opts.name.trim();
       if (name === '' || codePoints(name) > 40)
         throw new UsageError(`--name must have 1 to 40 characters, got "${opts.name}"`);
-      const log: Logger = createLogger({ level: opts.logLevel as 'info' });
+      const log: Logger = createLogger({ level: commandLogLevel(cmd, 'warn') });
       const client = new CatanClient({
         host: opts.host,
         port,

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { commandLogLevel } from '../../core/command-log.js';
 import { UsageError } from '../../core/errors.js';
 import type { GameServer } from '../../core/game-server.js';
 import type { Stoppable } from '../../core/lifecycle.js';
@@ -112,7 +113,7 @@ function networkOptions(cmd: Command): Command {
     .option('--lan', 'play on the LAN: bind all interfaces and broadcast stage 1 to 255.255.255.255')
     .option('--broadcast <address>', 'broadcast address for --lan (default 255.255.255.255)')
     .option('--peer-port <port...>', 'announce also to 127.0.0.1 at these ports (peers on this machine)', ['32442', '32443', '32444', '32445', '32446', '32447', '32448', '32449'])
-    .option('--log-level <level>', 'log level (debug shows every datagram)', 'warn');
+    .option('--log-level <level>', 'log level (debug shows every datagram; default warn)');
 }
 
 interface NetworkFlags {
@@ -121,7 +122,6 @@ interface NetworkFlags {
   lan?: boolean;
   broadcast?: string;
   peerPort: string[];
-  logLevel: string;
 }
 
 function portNumber(value: string, flag: string): number {
@@ -166,9 +166,9 @@ function registerCommands({ bot, play, program }: GameCommands): void {
       .addOption(levelOption('perfect'))
       .option('--invite <host:port>', 'invite this peer once at the start')
       .option('--seed <seed>', 'seed for choosing among equally good moves', 'spielhalle'),
-  ).action(async (opts: NetworkFlags & { name: string; level: BotLevel; invite?: string; seed: string }) => {
+  ).action(async (opts: NetworkFlags & { name: string; level: BotLevel; invite?: string; seed: string }, cmd: Command) => {
     const net = network(opts);
-    const log: Logger = createLogger({ level: opts.logLevel as 'info' });
+    const log: Logger = createLogger({ level: commandLogLevel(cmd, 'warn') });
     const engine = new Connect4Engine({ log });
     const ports = candidatePorts(opts, net.peerPorts);
     const udp = await bindFirst(ports, (port) => startUdpPeer({ name: opts.name, port, ...net, log }));
@@ -198,10 +198,11 @@ function registerCommands({ bot, play, program }: GameCommands): void {
       .addOption(new Option('--vs <who>', 'opponent').choices(['peer', 'bot']).default('peer'))
       .addOption(levelOption('strong'))
       .option('--bot-first', 'against the bot: the bot moves first'),
-  ).action(async (opts: NetworkFlags & { name: string; vs: 'peer' | 'bot'; level: BotLevel; botFirst?: boolean }) => {
+  ).action(async (opts: NetworkFlags & { name: string; vs: 'peer' | 'bot'; level: BotLevel; botFirst?: boolean }, cmd: Command) => {
     const net = network(opts);
     // The board is on stdout and stdin; logs go to stderr only when asked for.
-    const log: Logger = opts.logLevel === 'warn' ? silentLogger : createLogger({ level: opts.logLevel as 'info' });
+    const level = commandLogLevel(cmd, 'warn');
+    const log: Logger = level === 'warn' ? silentLogger : createLogger({ level });
     const engine = new Connect4Engine({ log });
     try {
       const base = { name: opts.name, level: opts.level, input: process.stdin, output: process.stdout, log };

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { commandLogLevel } from '../../core/command-log.js';
 import { UsageError } from '../../core/errors.js';
 import { createLogger, type Logger } from '../../core/log.js';
 import { createDameBot, DAME_BOTS, type DameBotName } from './bots/index.js';
@@ -33,7 +34,6 @@ interface BotFlags {
   bot: DameBotName;
   margin: string;
   seed: string;
-  logLevel: string;
 }
 
 export function registerDameBotCommand(bot: Command): void {
@@ -47,13 +47,13 @@ export function registerDameBotCommand(bot: Command): void {
     .addOption(new Option('--bot <bot>', 'who chooses the moves').choices(DAME_BOTS).default('engine'))
     .option('--margin <ms>', 'time kept back from each MOVE time', String(DEFAULT_MARGIN_MS))
     .option('--seed <seed>', 'seed of the bot\'s random choices', 'spielhalle')
-    .option('--log-level <level>', 'log level (debug shows every line)', 'info')
-    .action(async (opts: BotFlags) => {
+    .option('--log-level <level>', 'log level (debug shows every line; default info)')
+    .action(async (opts: BotFlags, cmd: Command) => {
       if (!isGameId(opts.gameId)) throw new UsageError(`-g must be 13 characters from 0-9, A-Z, a-z, got "${opts.gameId}"`);
       const seat = playerFlag(opts.player);
       const port = number(opts.port, '--port', 1, 65535);
       const marginMs = number(opts.margin, '--margin', 0, 60_000);
-      const log: Logger = createLogger({ level: opts.logLevel as 'info' });
+      const log: Logger = createLogger({ level: commandLogLevel(cmd, 'info') });
       const player: DamePlayer = opts.bot === 'engine' ? enginePlayer(opts.seed) : botPlayer(createDameBot(opts.bot), opts.seed);
       const client = new DameClient({ host: opts.host, port, gameId: opts.gameId, seat, player, marginMs, log });
       for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => client.stop());

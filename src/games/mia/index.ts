@@ -1,4 +1,5 @@
-import { Option } from 'commander';
+import { Option, type Command } from 'commander';
+import { commandLogLevel } from '../../core/command-log.js';
 import { UsageError } from '../../core/errors.js';
 import { createLogger, type Logger } from '../../core/log.js';
 import type { Stoppable } from '../../core/lifecycle.js';
@@ -44,11 +45,11 @@ function registerCommands({ bot }: GameCommands): void {
     .addOption(new Option('--strategy <strategy>', 'how the bot plays').choices(MIA_STRATEGIES).default('adaptive'))
     .option('--seed <seed>', 'seed of the bot\'s random choices', 'spielhalle')
     .option('--spectate', 'register as a spectator and print what happens')
-    .option('--log-level <level>', 'log level (debug shows every datagram)', 'info')
-    .action(async (opts: { host: string; port: string; name: string; strategy: MiaStrategy; seed: string; spectate?: boolean; logLevel: string }) => {
+    .option('--log-level <level>', 'log level (debug shows every datagram; default info)')
+    .action(async (opts: { host: string; port: string; name: string; strategy: MiaStrategy; seed: string; spectate?: boolean }, cmd: Command) => {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--port must be a port number, got "${opts.port}"`);
-      const log: Logger = createLogger({ level: opts.logLevel as 'info' });
+      const log: Logger = createLogger({ level: commandLogLevel(cmd, 'info') });
       const client = new MiaClient({
         host: opts.host,
         port,

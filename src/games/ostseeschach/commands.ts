@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { commandLogLevel } from '../../core/command-log.js';
 import { UsageError } from '../../core/errors.js';
 import { createLogger, type Logger } from '../../core/log.js';
 import { BOT_NAMES, createBot, type BotName } from './bots/index.js';
@@ -23,7 +24,6 @@ interface BotFlags {
   seed: string;
 }
 
-const LOG_LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function wholeNumber(value: string, flag: string, min: number, max: number): number {
   const n = Number(value);
@@ -70,16 +70,12 @@ export function registerOstseeschachBotCommand(bot: Command): void {
     .addOption(new Option('--bot <bot>', 'who chooses the moves').choices(BOT_NAMES).default('engine'))
     .option('--time-ms <ms>', 'think time per move, from the moveRequest (the server allows 2000)', String(DEFAULT_BUDGET_MS))
     .option('--seed <seed>', 'seed of the bot\'s random choices', 'spielhalle')
-    // No default here: `spielhalle --log-level` is the same flag, and the program's copy takes
-    // the value when both exist, so the two are read together below.
     .option('--log-level <level>', 'log level (debug shows every packet; default info)')
     .action(async (opts: BotFlags, cmd: Command) => {
       const port = wholeNumber(opts.port, '-p/--port', 1, 65535);
       const budgetMs = wholeNumber(opts.timeMs, '--time-ms', 10, 60_000);
       const join = joinRequestOf(opts);
-      const level = cmd.optsWithGlobals<{ logLevel?: string }>().logLevel ?? 'info';
-      if (!LOG_LEVELS.includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
-      const log: Logger = createLogger({ level: level as 'info' });
+      const log: Logger = createLogger({ level: commandLogLevel(cmd, 'info') });
       const client = new OstseeschachClient({ host: opts.host, port, join, bot: createBot(opts.bot), budgetMs, seed: opts.seed, log });
       try {
         await client.start();
