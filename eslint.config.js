@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'web/dist/', 'node_modules/', 'data/', 'coverage/'] },
+  { ignores: ['dist/', 'web/dist/', 'node_modules/', 'data/', 'coverage/', 'assembly/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -1,9 +1,13 @@
 /**
  * Speed of the Connect Four solver on Pons' test sets, against his published C++ figures.
  *
- *   npx tsx bench/connect4-solver.ts [--set end|middle|medium|begin|all] [--limit N] [--table-log L]
- *   npx tsx bench/connect4-solver.ts --empty [--max-minutes M]
+ *   npx tsx bench/connect4-solver.ts [--set end|middle|medium|begin|all] [--limit N] [--table-log L] [--engine wasm|ts|both]
+ *   npx tsx bench/connect4-solver.ts --empty [--max-minutes M] [--engine wasm|ts]
  *   npx tsx bench/connect4-solver.ts --selfplay [--games N] [--seed S]
+ *
+ * `--engine` picks the search: the WebAssembly core (assembly/connect4/, built by `npm run build`
+ * into dist/wasm/) or the TypeScript reference; the sets run with both by default and print the
+ * ratio of their CPU times. Without the built core only the TypeScript search runs.
  *
  * Per set, two passes:
  * - "fresh table": after a warm-up (the first 200 positions, so the JIT has compiled the search),
@@ -26,8 +30,8 @@ import { Position } from '../src/games/connect4/solver/position.js';
 import { Rng } from '../src/core/rng.js';
 import { chooseMove } from '../src/games/connect4/bots/index.js';
 import { apply, initialState, status } from '../src/games/connect4/rules.js';
-import { openingBook } from '../src/games/connect4/solver/index.js';
-import { SearchAborted, Solver } from '../src/games/connect4/solver/solver.js';
+import { defaultSolver, openingBook, wasmPath } from '../src/games/connect4/solver/index.js';
+import { SearchAborted, Solver, type Engine } from '../src/games/connect4/solver/solver.js';
 
 interface SetInfo {
   key: string;
@@ -74,7 +78,12 @@ function formatMicros(us: number): string {
   return `${us.toFixed(2)} µs`;
 }
 
-function runSet(info: SetInfo, solver: Solver, limit: number): string {
+interface SetResult {
+  line: string;
+  cpuMicros: number;
+}
+
+function runSet(info: SetInfo, solver: Solver, limit: number): SetResult {
   const cases = load(info.file, limit);
   // Warm-up, so that the JIT has compiled the search before anything is timed.
   for (const c of cases.slice(0, 200)) solver.solve(c.position);
@@ -102,8 +111,9 @@ function runSet(info: SetInfo, solver: Solver, limit: number): string {
   const n = cases.length;
   const meanWall = wallUs / n;
   const meanCpu = cpuUs / n;
-  return [
+  const line = [
     info.name,
+    solver.engine,
     String(n),
     `${((100 * exact) / n).toFixed(1)}%`,
     (nodes / n).toFixed(2),
@@ -115,11 +125,13 @@ function runSet(info: SetInfo, solver: Solver, limit: number): string {
     formatMicros(info.ponsMicros),
     `${(meanCpu / info.ponsMicros).toFixed(2)}×`,
   ].join(' | ');
+  return { line, cpuMicros: meanCpu };
 }
 
 function solveEmpty(): void {
   const maxMinutes = Number(flag('max-minutes') ?? '90');
-  const solver = new Solver({ tableLog: Number(flag('table-log') ?? '23') });
+  const solver = new Solver({ tableLog: Number(flag('table-log') ?? '23'), ...engineOption() });
+  console.log(`engine: ${solver.engine}`);
   const start = Date.now();
   const cpu0 = process.cpuUsage();
   let nextReport = start + 60_000;
@@ -155,7 +167,7 @@ function selfPlay(): void {
   const games = Number(flag('games') ?? '100');
   const rng = Rng.seeded(flag('seed') ?? 'connect4-selfplay');
   const book = openingBook();
-  console.log(`opening book: ${book.size} entries, up to ${book.depth} stones`);
+  console.log(`opening book: ${book.size} entries, up to ${book.depth} stones; engine: ${defaultSolver().engine}`);
   const worstByStones = new Map<number, number>();
   const worstCpuByStones = new Map<number, number>();
   let worst = { ms: 0, at: '' };
@@ -207,6 +219,12 @@ function selfPlay(): void {
   console.log(`worst move time (ms, CPU) by stones on the board: ${byStones(worstCpuByStones)}`);
 }
 
+/** `--engine wasm|ts`, for a single solver (empty board). */
+function engineOption(): { engine?: Engine } {
+  const engine = flag('engine');
+  return engine === 'wasm' || engine === 'ts' ? { engine } : {};
+}
+
 const which = flag('set') ?? 'all';
 const limit = Number(flag('limit') ?? '1000');
 if (process.argv.includes('--empty')) {
@@ -214,11 +232,20 @@ if (process.argv.includes('--empty')) {
 } else if (process.argv.includes('--selfplay')) {
   selfPlay();
 } else {
-  const solver = new Solver({ tableLog: Number(flag('table-log') ?? '23') });
-  console.log('set | positions | exact | mean nodes | Pons nodes | fresh table (wall) | continuous (wall) | continuous (CPU) | K nodes/s (CPU) | Pons time | CPU / Pons');
-  console.log('---|---|---|---|---|---|---|---|---|---|---');
+  const wanted = flag('engine') ?? 'both';
+  const engines: Engine[] = wanted === 'both' ? (wasmPath() === null ? ['ts'] : ['wasm', 'ts']) : [wanted === 'ts' ? 'ts' : 'wasm'];
+  const solvers = engines.map((engine) => new Solver({ tableLog: Number(flag('table-log') ?? '23'), engine }));
+  console.log(
+    'set | engine | positions | exact | mean nodes | Pons nodes | fresh table (wall) | continuous (wall) | continuous (CPU) | K nodes/s (CPU) | Pons time | CPU / Pons',
+  );
+  console.log('---|---|---|---|---|---|---|---|---|---|---|---');
+  const ratios: string[] = [];
   for (const info of SETS) {
     if (which !== 'all' && which !== info.key) continue;
-    console.log(runSet(info, solver, limit));
+    const results = solvers.map((solver) => runSet(info, solver, limit));
+    for (const r of results) console.log(r.line);
+    const [wasm, ts] = results;
+    if (wasm && ts) ratios.push(`${info.name} ${(ts.cpuMicros / wasm.cpuMicros).toFixed(2)}×`);
   }
+  if (ratios.length > 0) console.log(`\nwasm speed-up over TypeScript (continuous, CPU): ${ratios.join(', ')}`);
 }

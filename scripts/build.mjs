@@ -34,6 +34,14 @@ if (newest(join(root, 'src')) > newest(join(root, 'dist')) || !existsSync(server
   run(bin('tsc'), ['-p', 'tsconfig.build.json'], 'compiling the server (tsc)');
 }
 
+// The Connect Four solver's core (AssemblyScript → WebAssembly); src/games/connect4/solver/
+// search-wasm.ts finds it from src/ and from dist/, and falls back to TypeScript without it.
+const wasmOut = join(root, 'dist', 'wasm', 'connect4-solver.wasm');
+if (newest(join(root, 'assembly', 'connect4')) > newest(wasmOut)) {
+  const asc = ['assembly/connect4/index.ts', '-O3', '--runtime', 'stub', '--noAssert', '--use', 'abort=', '-o', 'dist/wasm/connect4-solver.wasm'];
+  run(bin('asc'), asc, 'compiling the Connect Four solver core (asc)');
+}
+
 if (!process.argv.includes('--server-only')) {
   const webOut = join(root, 'web', 'dist', 'index.html');
   const sources = Math.max(

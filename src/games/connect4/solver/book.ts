@@ -17,6 +17,7 @@ export class Book {
   private readonly scores = new Map<number, number>();
   /** Best columns (0-based) in the orientation of the canonical key. */
   private readonly best = new Map<number, number[]>();
+  private changes = 0;
 
   constructor(depth: number) {
     this.depth = depth;
@@ -24,6 +25,16 @@ export class Book {
 
   get size(): number {
     return this.scores.size;
+  }
+
+  /** Counts the calls of `set`, so that a copy of the scores (the wasm search's) knows it is stale. */
+  get revision(): number {
+    return this.changes;
+  }
+
+  /** Every entry: canonical key (see canonicalKey) and score. */
+  scoreEntries(): IterableIterator<[number, number]> {
+    return this.scores.entries();
   }
 
   /** Exact score of the position given as words (see bitboard.ts), or null if not in the book. */
@@ -47,6 +58,7 @@ export class Book {
 
   set(position: Position, score: number, bestColumns?: readonly number[]): void {
     const { key, mirrored } = orientation(position);
+    this.changes++;
     this.scores.set(key, score);
     if (bestColumns) this.best.set(key, bestColumns.map((c) => (mirrored ? WIDTH - 1 - c : c)));
   }

@@ -7,7 +7,8 @@ import { Solver } from './solver.js';
 
 export { Book, canonicalKey } from './book.js';
 export { CELLS, MAX_SCORE, MIN_SCORE, Position } from './position.js';
-export { SearchAborted, Solver, type SolverOptions } from './solver.js';
+export { SearchAborted, Solver, type Engine, type SolverOptions } from './solver.js';
+export { wasmPath } from './search-wasm.js';
 export { TranspositionTable } from './table.js';
 
 let book: Book | null = null;

@@ -1,0 +1,222 @@
+// The Connect Four solver's search in WebAssembly: Pons' final solver (negamax with alpha-beta,
+// transposition table, move sorter, pruning of losing moves, null-window iteration), the same
+// algorithm, in the same order, as the TypeScript reference (src/games/connect4/solver/
+// search-ts.ts), so both visit exactly the same nodes. The JavaScript side (search-wasm.ts) owns
+// the clock: every CHECK_INTERVAL nodes the search calls the imported `checkpoint`, which throws
+// (through the wasm frames) when the deadline has passed; the table stays valid, since an entry is
+// written only once its node is complete.
+
+import { BOARD, BOTTOM, CELLS, columnMask, join, mirrorKey, winning } from './bitboard';
+import { bookDepth, bookGet, generation, NO_SCORE, tableBase, tableSize } from './memory';
+
+export { bookAdd, bookReset, clearTable, initTable } from './memory';
+
+@external('env', 'checkpoint')
+declare function checkpoint(nodes: f64): void;
+
+/** Pons' bounds on a score when nobody can win on the next move. */
+const MIN_SCORE: i32 = -(CELLS >> 1) + 3;
+const MAX_SCORE: i32 = ((CELLS + 1) >> 1) - 3;
+/** Stored values (Pons part 12): upper bounds in 1…37, lower bounds in 38…74; 0 = empty. */
+const UPPER_OFFSET: i32 = 1 - MIN_SCORE;
+const LOWER_OFFSET: i32 = MAX_SCORE - 2 * MIN_SCORE + 2;
+const LOWER_THRESHOLD: u32 = <u32>(MAX_SCORE - MIN_SCORE + 1);
+/** Where an entry keeps its value (memory.ts: key bits, value, generation). */
+const VALUE_BITS: u64 = <u64>0xff << 32;
+
+const CHECK_INTERVAL: u64 = 1 << 16;
+
+/** Negamax calls since the last setNodes (Pons' count) and the count at the next checkpoint. */
+let nodes: u64 = 0;
+let nextCheck: u64 = CHECK_INTERVAL;
+
+/**
+ * Move lists, one row of 8 per ply: the sort keys (score · 8 + priority, i32), and per priority
+ * the move's cell and its threat cells (u64).
+ */
+const KEYS = memory.data((CELLS + 1) * 8 * 4, 16);
+const MOVES = memory.data((CELLS + 1) * 8 * 8, 16);
+const WINS = memory.data((CELLS + 1) * 8 * 8, 16);
+
+export function getNodes(): f64 {
+  return <f64>nodes;
+}
+
+export function setNodes(count: f64): void {
+  nodes = <u64>count;
+  nextCheck = nodes + CHECK_INTERVAL;
+}
+
+/** Brings the next checkpoint close (a deadline was set). */
+export function checkSoon(): void {
+  if (nextCheck > nodes + 1024) nextCheck = nodes + 1024;
+}
+
+/**
+ * Candidate `col` of the sorter, at priority `prio` (6 for the centre column down to 0 for the
+ * outer ones): its key goes into the sorted keys by insertion, exactly as Pons' MoveSorter::add
+ * places a score (higher priority is added later, so it goes after equal scores and is tried
+ * first). Returns the new size.
+ */
+// @ts-ignore: decorator
+@inline function add(possible: u64, cur: u64, mask: u64, col: i32, prio: i32, row: usize, size: i32): i32 {
+  const move = possible & columnMask(col);
+  if (move == 0) return size;
+  const win = winning(cur | move, mask);
+  const key = (<i32>popcnt<u64>(win) << 3) | prio;
+  store<u64>(MOVES + ((row + <usize>prio) << 3), move);
+  store<u64>(WINS + ((row + <usize>prio) << 3), win);
+  let at = KEYS + ((row + <usize>size) << 2);
+  const first = KEYS + (row << 2);
+  while (at > first) {
+    const before = load<i32>(at - 4);
+    if (before <= key) break;
+    store<i32>(at, before);
+    at -= 4;
+  }
+  store<i32>(at, key);
+  return size + 1;
+}
+
+/**
+ * Assumes nobody has won and the side to move cannot win at once. Returns the exact score if it
+ * lies in [alpha, beta], else a bound on the far side of the window. `opp` holds the empty cells
+ * where the opponent would make a four (Pons' opponent_winning_position), computed by the parent
+ * when it scored this move.
+ */
+function negamax(cur: u64, mask: u64, n: i32, alpha: i32, beta: i32, opp: u64): i32 {
+  const count = nodes + 1;
+  nodes = count;
+  if (count >= nextCheck) {
+    nextCheck = count + CHECK_INTERVAL;
+    checkpoint(<f64>count);
+  }
+
+  // Start the table probe first: its cache miss overlaps with the bit work below.
+  const key = cur + mask;
+  const slot = tableBase + <usize>((key % tableSize) << 3);
+  const entry = load<u64>(slot);
+
+  // Possible non-losing moves.
+  let possible = (mask + BOTTOM) & BOARD;
+  const forced = possible & opp;
+  if (forced != 0) {
+    // Two opponent wins at once cannot both be stopped.
+    if ((forced & (forced - 1)) != 0) return -((CELLS - n) >> 1);
+    possible = forced;
+  }
+  possible &= ~(opp >> 1);
+  if (possible == 0) return -((CELLS - n) >> 1);
+
+  if (n >= CELLS - 2) return 0;
+
+  let min = -((CELLS - 2 - n) >> 1);
+  if (alpha < min) {
+    alpha = min;
+    if (alpha >= beta) return alpha;
+  }
+  let max = (CELLS - 1 - n) >> 1;
+  if (beta > max) {
+    beta = max;
+    if (alpha >= beta) return beta;
+  }
+
+  // A hit: the same low 32 key bits, written in this generation (then the value is never 0).
+  const tag = <u64>(<u32>key) | generation;
+  if ((entry & ~VALUE_BITS) == tag) {
+    const stored = <u32>(entry >> 32) & 0xff;
+    if (stored > LOWER_THRESHOLD) {
+      min = <i32>stored - LOWER_OFFSET;
+      if (alpha < min) {
+        alpha = min;
+        if (alpha >= beta) return alpha;
+      }
+    } else {
+      max = <i32>stored - UPPER_OFFSET;
+      if (beta > max) {
+        beta = max;
+        if (alpha >= beta) return beta;
+      }
+    }
+  }
+
+  if (n <= bookDepth) {
+    const mirror = mirrorKey(key);
+    const score = bookGet(key < mirror ? key : mirror);
+    if (score != NO_SCORE) return score;
+  }
+
+  // Pons adds the columns in the reverse of his order 3, 2, 4, 1, 5, 0, 6.
+  const row = <usize>n << 3;
+  let size = 0;
+  size = add(possible, cur, mask, 6, 0, row, size);
+  size = add(possible, cur, mask, 0, 1, row, size);
+  size = add(possible, cur, mask, 5, 2, row, size);
+  size = add(possible, cur, mask, 1, 3, row, size);
+  size = add(possible, cur, mask, 4, 4, row, size);
+  size = add(possible, cur, mask, 2, 5, row, size);
+  size = add(possible, cur, mask, 3, 6, row, size);
+
+  const next = cur ^ mask;
+  for (let k = size - 1; k >= 0; k--) {
+    const prio = <usize>(load<i32>(KEYS + ((row + <usize>k) << 2)) & 7);
+    const childMask = mask | load<u64>(MOVES + ((row + prio) << 3));
+    // The child's mask now covers the move's cell, so it leaves the threat cells.
+    const threats = load<u64>(WINS + ((row + prio) << 3)) & ~childMask;
+    const score = -negamax(next, childMask, n + 1, -beta, -alpha, threats);
+    if (score >= beta) {
+      store<u64>(slot, tag | (<u64>(score + LOWER_OFFSET) << 32));
+      return score;
+    }
+    if (score > alpha) alpha = score;
+  }
+
+  store<u64>(slot, tag | (<u64>(alpha + UPPER_OFFSET) << 32));
+  return alpha;
+}
+
+// @ts-ignore: decorator
+@inline function canWinNext(cur: u64, mask: u64): bool {
+  return (winning(cur, mask) & (mask + BOTTOM) & BOARD) != 0;
+}
+
+/** One negamax call on a position (as the TypeScript words) whose side to move cannot win at once. */
+export function probe(curLo: i32, curHi: i32, maskLo: i32, maskHi: i32, n: i32, alpha: i32, beta: i32): i32 {
+  const cur = join(curLo, curHi);
+  const mask = join(maskLo, maskHi);
+  return negamax(cur, mask, n, alpha, beta, winning(cur ^ mask, mask));
+}
+
+/** C++ integer division by 2 (towards zero). */
+// @ts-ignore: decorator
+@inline function half(x: i32): i32 {
+  return x / 2;
+}
+
+/**
+ * The exact score of a position in which nobody has won yet (Pons' solve): probe the middle of
+ * [min, max] with a null window, biased towards 0, until min = max. `weak` only tells the sign.
+ */
+export function solve(curLo: i32, curHi: i32, maskLo: i32, maskHi: i32, n: i32, weak: bool): i32 {
+  const cur = join(curLo, curHi);
+  const mask = join(maskLo, maskHi);
+  if (canWinNext(cur, mask)) return (CELLS + 1 - n) >> 1;
+  let min = -((CELLS - n) >> 1);
+  let max = (CELLS + 1 - n) >> 1;
+  if (weak) {
+    min = -1;
+    max = 1;
+  }
+  const opp = winning(cur ^ mask, mask);
+  while (min < max) {
+    let med = min + half(max - min);
+    if (med <= 0 && half(min) < med) med = half(min);
+    else if (med >= 0 && half(max) > med) med = half(max);
+    const r = negamax(cur, mask, n, med, med + 1, opp);
+    if (r <= med) max = r;
+    else min = r;
+  }
+  // A weak search may end on a bound beyond ±1; only its sign is meant.
+  if (weak) return min > 0 ? 1 : min < 0 ? -1 : 0;
+  return min;
+}

@@ -1,0 +1,125 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Book } from './book.js';
+import type { Position } from './position.js';
+import type { Checkpoint, Engine, Search } from './search.js';
+
+/** Where scripts/build.mjs puts the compiled core (assembly/connect4/), relative to the package root. */
+export const WASM_FILE = join('dist', 'wasm', 'connect4-solver.wasm');
+
+/** The functions assembly/connect4/index.ts exports (wasm i32/f64 arrive as numbers). */
+interface CoreExports {
+  initTable(logSize: number): number;
+  clearTable(): void;
+  getNodes(): number;
+  setNodes(count: number): void;
+  checkSoon(): void;
+  solve(curLo: number, curHi: number, maskLo: number, maskHi: number, moves: number, weak: number): number;
+  probe(curLo: number, curHi: number, maskLo: number, maskHi: number, moves: number, alpha: number, beta: number): number;
+  bookReset(depth: number, entries: number): number;
+  bookAdd(key: number, score: number): void;
+}
+
+/**
+ * The little of the WebAssembly JS API used here. @types/node does not declare the global (it
+ * lives in the DOM lib), and declaring it globally would clash with the dashboard's DOM types.
+ */
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: unknown };
+}
+const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+/**
+ * The compiled core: searched upwards from this file (src/games/connect4/solver/ when running from
+ * the sources, dist/games/connect4/solver/ when built, so both reach <root>/dist/wasm/), then
+ * upwards from the working directory (a bundle of the engine worker runs from a temporary folder).
+ */
+export function wasmPath(): string | null {
+  for (const start of [dirname(fileURLToPath(import.meta.url)), process.cwd()]) {
+    for (let dir = start; ; dir = dirname(dir)) {
+      const candidate = join(dir, WASM_FILE);
+      if (existsSync(candidate)) return candidate;
+      if (dirname(dir) === dir) break;
+    }
+  }
+  return null;
+}
+
+let compiled: object | null | undefined;
+
+/** The compiled module, once per process; null if the build has not made it. */
+export function wasmModule(): object | null {
+  if (compiled !== undefined) return compiled;
+  const path = wasmPath();
+  compiled = path === null ? null : new wasm.Module(readFileSync(path));
+  if (path !== null) warnIfStale(path);
+  return compiled;
+}
+
+/** In a source checkout, says so when the core's sources changed after the last build. */
+function warnIfStale(path: string): void {
+  const sources = join(dirname(dirname(dirname(path))), 'assembly', 'connect4');
+  if (!existsSync(sources)) return;
+  const built = statSync(path).mtimeMs;
+  if (readdirSync(sources).some((f) => statSync(join(sources, f)).mtimeMs > built)) {
+    process.stderr.write(`spielhalle: ${path} is older than assembly/connect4/ (run \`npm run build\`)\n`);
+  }
+}
+
+/**
+ * The search in WebAssembly (assembly/connect4/): the same algorithm and node counts as the
+ * TypeScript reference on native 64-bit bitboards, with the table (8 bytes a slot) and a copy of
+ * the opening book's scores in the instance's linear memory. One instance per Solver.
+ */
+export class WasmSearch implements Search {
+  readonly engine: Engine = 'wasm';
+  private readonly core: CoreExports;
+  private syncedBook: Book | null = null;
+  private syncedRevision = 0;
+
+  constructor(module: object, tableLog: number, checkpoint: Checkpoint) {
+    // Below 2^17 slots the 32 stored key bits no longer pin down a 49-bit key.
+    if (!Number.isInteger(tableLog) || tableLog < 17 || tableLog > 28) throw new RangeError('logSize must be 17–28');
+    const instance = new wasm.Instance(module, { env: { checkpoint } });
+    this.core = instance.exports as CoreExports;
+    if (this.core.initTable(tableLog) === 0) throw new RangeError(`no memory for a table of 2^${tableLog} slots`);
+  }
+
+  get nodeCount(): number {
+    return this.core.getNodes();
+  }
+
+  set nodeCount(value: number) {
+    this.core.setNodes(value);
+  }
+
+  checkSoon(): void {
+    this.core.checkSoon();
+  }
+
+  clear(): void {
+    this.core.clearTable();
+  }
+
+  solve(position: Position, weak: boolean, book: Book | null): number {
+    this.useBook(book);
+    return this.core.solve(position.curLo, position.curHi, position.maskLo, position.maskHi, position.moves, weak ? 1 : 0);
+  }
+
+  probe(position: Position, alpha: number, beta: number, book: Book | null): number {
+    this.useBook(book);
+    return this.core.probe(position.curLo, position.curHi, position.maskLo, position.maskHi, position.moves, alpha, beta);
+  }
+
+  /** Copies the book's scores into the instance when the book or its contents changed. */
+  private useBook(book: Book | null): void {
+    if (book === this.syncedBook && (book === null || book.revision === this.syncedRevision)) return;
+    this.syncedBook = null;
+    if (this.core.bookReset(book?.depth ?? -1, book?.size ?? 0) === 0) throw new RangeError('no memory for the opening book');
+    if (book !== null) for (const [key, score] of book.scoreEntries()) this.core.bookAdd(key, score);
+    this.syncedBook = book;
+    this.syncedRevision = book?.revision ?? 0;
+  }
+}
