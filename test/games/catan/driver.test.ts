@@ -73,6 +73,28 @@ function harness(decide: CatanBot['decide']) {
 
 const OK = JSON.stringify({ Serverantwort: 'OK' });
 
+/** Player 7 on its turn, whose bot offers 1 Lehm for 1 Wolle once and then ends the turn; the offer is out. */
+function offeringPlayer(): ReturnType<typeof harness> {
+  let offered = false;
+  const h = harness(({ legal }) => {
+    if (legal.status !== 'Handeln oder Bauen') return null;
+    if (!offered) {
+      offered = true;
+      return { type: 'offerTrade', offer: { Lehm: 1 }, request: { Wolle: 1 } };
+    }
+    return { type: 'endTurn' };
+  });
+  h.feed(su(3, 'Warten'), su(5, 'Warten'), su(7, 'Handeln oder Bauen', { Lehm: 2 }));
+  expect(h.actions()).toEqual([{ type: 'offerTrade', offer: { Lehm: 1 }, request: { Wolle: 1 } }]);
+  h.feed(
+    JSON.stringify({
+      Handelsangebot: { Spieler: 7, 'Handel id': 0, Angebot: { Lehm: 1 }, Nachfrage: { Wolle: 1 } },
+    }),
+    OK,
+  );
+  return h;
+}
+
 describe('the bot driver and domestic trades', () => {
   it('declines an offer its bot passes on with Handel abbrechen, and answers each offer once', () => {
     const h = harness(() => null);
@@ -114,23 +136,8 @@ describe('the bot driver and domestic trades', () => {
   });
 
   it('as offerer waits for every other player to answer before it acts again', () => {
-    let offered = false;
-    const h = harness(({ legal }) => {
-      if (legal.status !== 'Handeln oder Bauen') return null;
-      if (!offered) {
-        offered = true;
-        return { type: 'offerTrade', offer: { Lehm: 1 }, request: { Wolle: 1 } };
-      }
-      return { type: 'endTurn' };
-    });
-    h.feed(su(3, 'Warten'), su(5, 'Warten'), su(7, 'Handeln oder Bauen', { Lehm: 2 }));
-    expect(h.actions()).toEqual([{ type: 'offerTrade', offer: { Lehm: 1 }, request: { Wolle: 1 } }]);
-    h.feed(
-      JSON.stringify({
-        Handelsangebot: { Spieler: 7, 'Handel id': 0, Angebot: { Lehm: 1 }, Nachfrage: { Wolle: 1 } },
-      }),
-      OK,
-    );
+    const h = offeringPlayer();
+
     // Nobody has answered yet: no Zug beenden that would cancel the offer under their acceptances.
     h.clock.advance(500);
     h.flush();
@@ -145,22 +152,8 @@ describe('the bot driver and domestic trades', () => {
   });
 
   it('acts anyway once the wait for silent players runs out', () => {
-    let offered = false;
-    const h = harness(({ legal }) => {
-      if (legal.status !== 'Handeln oder Bauen') return null;
-      if (!offered) {
-        offered = true;
-        return { type: 'offerTrade', offer: { Lehm: 1 }, request: { Wolle: 1 } };
-      }
-      return { type: 'endTurn' };
-    });
-    h.feed(su(3, 'Warten'), su(5, 'Warten'), su(7, 'Handeln oder Bauen', { Lehm: 2 }));
-    h.feed(
-      JSON.stringify({
-        Handelsangebot: { Spieler: 7, 'Handel id': 0, Angebot: { Lehm: 1 }, Nachfrage: { Wolle: 1 } },
-      }),
-      OK,
-    );
+    const h = offeringPlayer();
+
     h.clock.advance(999);
     h.flush();
     expect(h.actions()).toHaveLength(1);
