@@ -100,6 +100,21 @@ describe.skipIf(!built)(`connect4 solver in WebAssembly${built ? '' : ' (skipped
     }
   });
 
+  it('stays exact when the table generation wraps after 2^24 resets (then the memory is wiped)', () => {
+    const cases = fixture('Test_L2_R1').slice(0, 30);
+    const ts = new Solver({ tableLog: 17, engine: 'ts' });
+    const wasm = new Solver({ tableLog: 17, engine: 'wasm' });
+    for (const [moves] of cases) wasm.solve(position(moves));
+    for (let i = 0; i < 2 ** 24 - 4; i++) wasm.reset();
+    for (let k = 0; k < 8; k++) {
+      ts.reset();
+      wasm.reset();
+      for (const [moves, score] of cases) expect(wasm.solve(position(moves)), moves).toBe(score);
+      for (const [moves] of cases) ts.solve(position(moves));
+      expect(wasm.nodeCount).toBe(ts.nodeCount);
+    }
+  });
+
   it('agrees on weak solves, analyse and bestMoves', () => {
     const ts = new Solver({ tableLog: 20, engine: 'ts' });
     const wasm = new Solver({ tableLog: 20, engine: 'wasm' });
