@@ -1,12 +1,10 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { silentLogger, type Logger } from '../../core/log.js';
+import { workerUrl } from '../../core/worker-url.js';
 import type { BotLevel } from './bots/index.js';
 import type { EngineRequest, EngineResponse } from './engine-worker.js';
 import type { C4State } from './rules.js';
+import { WASM_PATH_ENV, wasmPath } from './solver/search-wasm.js';
 
 /**
  * The main thread's handle on the solver worker (engine-worker.ts): asynchronous `choose` and
@@ -18,25 +16,6 @@ type Pending = { resolve: (value: EngineResponse) => void };
 /** A request without its id, one shape per operation. */
 type RequestBody = EngineRequest extends infer R ? (R extends EngineRequest ? Omit<R, 'id'> : never) : never;
 
-let devBundle: Promise<URL> | null = null;
-
-/**
- * The worker's script: the compiled engine-worker.js next to this file, or, when running from the
- * TypeScript sources (tests, benches, `tsx`), a bundle of engine-worker.ts made once per process:
- * Node 20 cannot load a TypeScript loader inside a worker thread.
- */
-function workerUrl(): Promise<URL> {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts')) return Promise.resolve(new URL('./engine-worker.js', here));
-  devBundle ??= (async () => {
-    const { build } = await import('esbuild');
-    const out = join(mkdtempSync(join(tmpdir(), 'spielhalle-c4-')), 'engine-worker.mjs');
-    await build({ entryPoints: [fileURLToPath(new URL('./engine-worker.ts', here))], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'error', packages: 'bundle' });
-    return pathToFileURL(out);
-  })();
-  return devBundle;
-}
-
 /** What the hub needs of an engine: the worker below, or an in-process stand-in in tests. */
 export interface C4Engine {
   choose(state: C4State, level: BotLevel, seed: string): Promise<number>;
@@ -46,7 +25,7 @@ export interface C4Engine {
 
 /**
  * The perfect bot's time per move. Along the opening book's lines (all of perfect self-play) a move
- * took at most 0.33 s of CPU (docs/connect4-solver.md); after an early move the book does not
+ * took at most 0.11 s of CPU (docs/connect4-solver.md); after an early move the book does not
  * follow, an exact search of a position with fewer than ~12 stones takes seconds to minutes, and
  * 3 s usually lets it finish from about 12 stones on before the strong move stands in.
  */
@@ -110,13 +89,14 @@ export class Connect4Engine implements C4Engine {
 
   private async ensureWorker(): Promise<Worker> {
     if (this.worker) return this.worker;
-    this.starting ??= workerUrl().then((url) => this.spawn(url)).finally(() => (this.starting = null));
+    this.starting ??= workerUrl(import.meta.url, 'engine-worker').then((url) => this.spawn(url)).finally(() => (this.starting = null));
     return this.starting;
   }
 
   private spawn(url: URL): Worker {
     if (this.closed) throw new Error('the Connect Four engine is closed');
-    const worker = new Worker(url);
+    // From the sources the worker is a bundle in a temporary folder: tell it where the core is.
+    const worker = new Worker(url, { env: { ...process.env, [WASM_PATH_ENV]: wasmPath() ?? '' } });
     worker.unref();
     worker.on('message', (response: EngineResponse) => {
       const p = this.pending.get(response.id);

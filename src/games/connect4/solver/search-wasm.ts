@@ -7,6 +7,8 @@ import type { Checkpoint, Engine, Search } from './search.js';
 
 /** Where scripts/build.mjs puts the compiled core (assembly/connect4/), relative to the package root. */
 export const WASM_FILE = join('dist', 'wasm', 'connect4-solver.wasm');
+/** An environment variable that names the compiled core's file, looked at first. */
+export const WASM_PATH_ENV = 'SPIELHALLE_C4_WASM';
 
 /** The functions assembly/connect4/index.ts exports (wasm i32/f64 arrive as numbers). */
 interface CoreExports {
@@ -32,11 +34,13 @@ interface WasmApi {
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
 /**
- * The compiled core: searched upwards from this file (src/games/connect4/solver/ when running from
+ * The compiled core: the file SPIELHALLE_C4_WASM names (the engine sets it for its worker), else searched upwards from this file (src/games/connect4/solver/ when running from
  * the sources, dist/games/connect4/solver/ when built, so both reach <root>/dist/wasm/), then
  * upwards from the working directory (a bundle of the engine worker runs from a temporary folder).
  */
 export function wasmPath(): string | null {
+  const given = process.env[WASM_PATH_ENV];
+  if (given !== undefined && given !== '' && existsSync(given)) return given;
   for (const start of [dirname(fileURLToPath(import.meta.url)), process.cwd()]) {
     for (let dir = start; ; dir = dirname(dir)) {
       const candidate = join(dir, WASM_FILE);
