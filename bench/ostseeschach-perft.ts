@@ -10,9 +10,7 @@
 import { cpus, loadavg } from 'node:os';
 import { perft } from '../src/games/ostseeschach/engine/perft.js';
 import { MAX_MOVES, Position } from '../src/games/ostseeschach/engine/position.js';
-import type { PieceEntry, PieceType, Team } from '../src/games/ostseeschach/board.js';
-import type { State } from '../src/games/ostseeschach/rules.js';
-import { fromPosition, fromSetup } from '../src/games/ostseeschach/setup.js';
+import { specPositions } from './ostseeschach-positions.js';
 
 function flag(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -21,36 +19,7 @@ function flag(name: string, fallback: string): string {
 const depth = Number(flag('depth', '5'));
 const repeat = Number(flag('repeat', '3'));
 
-const piece = (x: number, y: number, type: PieceType, team: Team, count = 1): PieceEntry => ({
-  coordinates: { x, y },
-  piece: { type, team, count },
-});
-const positions: { name: string; state: State; counts: number[] }[] = [];
-for (const [layout, counts] of [
-  ['HMSRHMSR', [17, 289, 4879, 82369, 1467187]],
-  ['RRSSMMHH', [16, 256, 4320, 72900, 1313518]],
-  ['MHSRRSHM', [20, 400, 8080, 163216, 3379624]],
-] as const) {
-  const r = fromSetup(layout);
-  if (r.ok) positions.push({ name: layout, state: r.value, counts: [...counts] });
-}
-const mid = fromPosition({
-  turn: 10,
-  ambers: { ONE: 1, TWO: 1 },
-  pieces: [
-    piece(0, 0, 'Herzmuschel', 'ONE'),
-    piece(2, 1, 'Robbe', 'ONE', 2),
-    piece(3, 3, 'Moewe', 'ONE'),
-    piece(6, 6, 'Seestern', 'ONE'),
-    piece(6, 1, 'Moewe', 'ONE'),
-    piece(4, 4, 'Seestern', 'TWO', 2),
-    piece(5, 2, 'Robbe', 'TWO'),
-    piece(1, 5, 'Moewe', 'TWO'),
-    piece(7, 7, 'Herzmuschel', 'TWO'),
-    piece(1, 6, 'Herzmuschel', 'TWO'),
-  ],
-});
-if (mid.ok) positions.push({ name: 'mid-game', state: mid.value, counts: [18, 323, 3551, 60708, 677389] });
+const positions = specPositions();
 
 const buffers = Array.from({ length: 16 }, () => new Int32Array(MAX_MOVES));
 /** Perft that makes and unmakes every move, leaves included; returns [leaves, moves made]. */

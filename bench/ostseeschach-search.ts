@@ -9,11 +9,11 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { Rng } from '../src/core/rng.js';
-import type { PieceEntry, PieceType, Team } from '../src/games/ostseeschach/board.js';
 import { createEngineBot } from '../src/games/ostseeschach/bots/index.js';
 import type { SearchResult } from '../src/games/ostseeschach/engine/search.js';
 import { apply, isOver, type State } from '../src/games/ostseeschach/rules.js';
-import { createStart, fromPosition, fromSetup } from '../src/games/ostseeschach/setup.js';
+import { createStart } from '../src/games/ostseeschach/setup.js';
+import { specPositions } from './ostseeschach-positions.js';
 
 function flag(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,29 +23,7 @@ const ms = Number(flag('ms', '1700'));
 const selfPlay = Number(flag('positions', '8'));
 const seed = flag('seed', 'ostseeschach-search');
 
-const piece = (x: number, y: number, type: PieceType, team: Team, count = 1): PieceEntry => ({ coordinates: { x, y }, piece: { type, team, count } });
-const positions: { name: string; state: State }[] = [];
-for (const layout of ['HMSRHMSR', 'RRSSMMHH', 'MHSRRSHM']) {
-  const r = fromSetup(layout);
-  if (r.ok) positions.push({ name: `start ${layout}`, state: r.value });
-}
-const mid = fromPosition({
-  turn: 10,
-  ambers: { ONE: 1, TWO: 1 },
-  pieces: [
-    piece(0, 0, 'Herzmuschel', 'ONE'),
-    piece(2, 1, 'Robbe', 'ONE', 2),
-    piece(3, 3, 'Moewe', 'ONE'),
-    piece(6, 6, 'Seestern', 'ONE'),
-    piece(6, 1, 'Moewe', 'ONE'),
-    piece(4, 4, 'Seestern', 'TWO', 2),
-    piece(5, 2, 'Robbe', 'TWO'),
-    piece(1, 5, 'Moewe', 'TWO'),
-    piece(7, 7, 'Herzmuschel', 'TWO'),
-    piece(1, 6, 'Herzmuschel', 'TWO'),
-  ],
-});
-if (mid.ok) positions.push({ name: 'spec mid-game', state: mid.value });
+const positions: { name: string; state: State }[] = specPositions();
 
 // Self-play at a small node budget picks realistic positions, reproducibly.
 for (let g = 0; positions.length < 4 + selfPlay && g < 10 * selfPlay; g++) {
