@@ -154,6 +154,7 @@ describe('Catan in a browser', () => {
     };
     let last: string | null = null;
     const answered = new Set<string>();
+    const spots = page.locator('[data-testid="catan-play-board"] [data-spot]');
     for (;;) {
       // What a person sees once it is their move (a new one): the status, the buttons and board spots on offer.
       const looked: JSHandle<Seen | false> = await page.waitForFunction(
@@ -229,6 +230,27 @@ describe('Catan in a browser', () => {
           await victims.getByRole('button').first().click();
       } else if (seen.status === 'Wuerfeln') {
         await click('catan-act-roll', 'roll');
+      } else if (first('catan-monopoly-') ?? first('catan-yop-')) {
+        // A development card in hand is played at once: Monopol or Erfindung in one click each.
+        const card = (first('catan-monopoly-') ?? first('catan-yop-'))!;
+        await click(card, card.startsWith('catan-monopoly-') ? 'monopoly' : 'yop');
+      } else if (first('catan-act-knight')) {
+        // Knight: the button marks the hexes; a click on one moves the robber, then whom to rob.
+        await click('catan-act-knight', 'knight');
+        await spots.first().click();
+        await page.waitForTimeout(100);
+        const victims = page.getByTestId('catan-victims');
+        if ((await victims.count()) > 0) await victims.getByRole('button').first().click();
+      } else if (first('catan-act-roads')) {
+        // Strassenbau: two roads clicked on the board (or only one where a single one is left).
+        await click('catan-act-roads', 'roads');
+        await spots.first().click();
+        await page.waitForTimeout(100);
+        // Still in the road dialog: the second road, or only the first where no second fits.
+        if ((await page.getByTestId('catan-roads').count()) > 0) {
+          if ((await spots.count()) > 0) await spots.first().click();
+          else await page.getByTestId('catan-roads-single').click();
+        }
       } else {
         // Handeln oder Bauen: a city, a settlement, a road, a card, a trade with the bank; else the end of the turn.
         const choice =
@@ -248,6 +270,11 @@ describe('Catan in a browser', () => {
     expect(decisions).toBeGreaterThan(30);
     for (const what of ['Dorf bauen', 'Strasse bauen', 'roll', 'endTurn', 'Strasse', 'Dorf'])
       expect(clicked.get(what), what).toBeGreaterThan(0);
+    // Development cards were bought and played through their dialogs.
+    expect(
+      ['knight', 'roads', 'monopoly', 'yop'].filter((what) => (clicked.get(what) ?? 0) > 0),
+      JSON.stringify([...clicked]),
+    ).not.toEqual([]);
     // The AI players offered trades and the person answered them in the trade dialog.
     expect((clicked.get('accept') ?? 0) + (clicked.get('decline') ?? 0)).toBeGreaterThan(0);
 
