@@ -6,7 +6,9 @@
  *   npx tsx bench/catan-strength.ts [--games 1000] [--vs search:weighted,search:random]
  *       [--workers 2] [--seed S] [--depth 3] [--beam 4] [--samples 6] [--opening 8]
  *       [--accept-margin 40] [--width 3] [--next-depth 0] [--offers 4]
- *       [--no-trades] [--weights '{"enemy":0.3}']
+ *       [--search '{"offerPlan":3}'] [--no-trades] [--weights '{"enemy":0.3}']
+ *
+ * The search options not given keep their defaults (SEARCH_DEFAULTS, DEFAULT_WEIGHTS).
  *
  * A matchup `A:B` seats one A against three B. Game i puts A at turn position i mod 4 (the order
  * is fixed, so positions rotate evenly), on the board of seed `<seed>/<i>`, the same boards for
@@ -16,6 +18,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { SEARCH_DEFAULTS } from '../src/games/catan/bots/search.js';
 import type { Weights } from '../src/games/catan/bots/value.js';
 import { workerUrl } from '../src/core/worker-url.js';
 import type { StrengthJob, StrengthResult } from './catan-strength-worker.js';
@@ -36,15 +39,19 @@ const matchups = flag('vs', 'search:weighted,search:random')
     if (!a || !b) throw new Error(`--vs wants A:B, got ${m}`);
     return { hero: a, foe: b };
   });
+/** The search budget: SEARCH_DEFAULTS, with what the flags change (`--search '{…}'` for any option). */
+const numeric = (name: string, key: keyof typeof SEARCH_DEFAULTS): Record<string, number> => (process.argv.includes(`--${name}`) ? { [key]: Number(flag(name, '0')) } : {});
 const search: StrengthJob['search'] = {
-  depth: Number(flag('depth', '3')),
-  beam: Number(flag('beam', '4')),
-  samples: Number(flag('samples', '6')),
-  opening: Number(flag('opening', '8')),
-  acceptMargin: Number(flag('accept-margin', '40')),
-  width: Number(flag('width', '3')),
-  nextDepth: Number(flag('next-depth', '0')),
-  offers: Number(flag('offers', '4')),
+  ...SEARCH_DEFAULTS,
+  ...numeric('depth', 'depth'),
+  ...numeric('beam', 'beam'),
+  ...numeric('samples', 'samples'),
+  ...numeric('opening', 'opening'),
+  ...numeric('accept-margin', 'acceptMargin'),
+  ...numeric('width', 'width'),
+  ...numeric('next-depth', 'nextDepth'),
+  ...numeric('offers', 'offers'),
+  ...(JSON.parse(flag('search', '{}')) as Record<string, number>),
   trades: !process.argv.includes('--no-trades'),
   weights: JSON.parse(flag('weights', '{}')) as Partial<Weights>,
 };

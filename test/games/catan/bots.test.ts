@@ -156,7 +156,7 @@ describe('Catan bots', () => {
   });
 
   it('search beats weighted over a seeded sample', () => {
-    // Parity is 1 game in 4; bench/catan-strength.ts measures about 55 % at full budget.
+    // Parity is 1 game in 4; bench/catan-strength.ts measures about 64 % at full budget.
     const r = series('search', 'weighted', 12, 'sw');
     expect(r.wins).toBeGreaterThanOrEqual(5);
     expect(r.heroPoints).toBeGreaterThan(r.foePoints + 1);

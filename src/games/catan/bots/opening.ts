@@ -91,7 +91,13 @@ function greedyPick(s: State, buildings: readonly number[], seat: number): numbe
 }
 
 /** The setup Dorf for `seat` among `corners` (legal corners), `width` of them looked at in depth. */
-export function chooseSetupCorner(s: State, seat: number, corners: readonly number[], width = 8): number {
+export function chooseSetupCorner(
+  s: State,
+  seat: number,
+  corners: readonly number[],
+  width = 8,
+  partnerWidth = 1,
+): number {
   const n = s.players.length;
   const step = s.setupStep;
   const mine = ownCorners(s.buildings, seat);
@@ -126,23 +132,45 @@ export function chooseSetupCorner(s: State, seat: number, corners: readonly numb
       const pick = greedyPick(s, b, who);
       if (pick >= 0) b[pick] = who * 2;
     }
-    const prodMine = prodOf(s, [c]);
-    let partner = -1;
-    let partnerScore = -Infinity;
-    for (let x = 0; x < CORNER_COUNT; x++) {
-      if (!spotFree(b, x)) continue;
-      const v = cornerValue({ ...s, buildings: b }, x, prodMine);
-      if (v > partnerScore) {
-        partnerScore = v;
-        partner = x;
-      }
-    }
-    if (partner >= 0) b[partner] = seat * 2;
-    const score = openingScore(s, partner >= 0 ? [c, partner] : [c], b);
+    const score = partnerWidth > 1 ? bestPair(s, seat, c, b, partnerWidth) : greedyPair(s, seat, c, b);
     if (score > bestScore) {
       bestScore = score;
       best = c;
     }
+  }
+  return best;
+}
+
+/** The pair of `c` and the partner worth most to it alone (`b`: the board before the partner). */
+function greedyPair(s: State, seat: number, c: number, b: number[]): number {
+  const prodMine = prodOf(s, [c]);
+  let partner = -1;
+  let partnerScore = -Infinity;
+  for (let x = 0; x < CORNER_COUNT; x++) {
+    if (!spotFree(b, x)) continue;
+    const v = cornerValue({ ...s, buildings: b }, x, prodMine);
+    if (v > partnerScore) {
+      partnerScore = v;
+      partner = x;
+    }
+  }
+  if (partner >= 0) b[partner] = seat * 2;
+  return openingScore(s, partner >= 0 ? [c, partner] : [c], b);
+}
+
+/** The best pair score of `c` with one of the `width` partners worth most to it, as the second placement will choose. */
+function bestPair(s: State, seat: number, c: number, b: readonly number[], width: number): number {
+  const prodMine = prodOf(s, [c]);
+  const view: State = { ...s, buildings: b };
+  const ranked: { x: number; v: number }[] = [];
+  for (let x = 0; x < CORNER_COUNT; x++)
+    if (spotFree(b, x)) ranked.push({ x, v: cornerValue(view, x, prodMine) });
+  ranked.sort((p, q) => q.v - p.v);
+  let best = ranked.length === 0 ? openingScore(s, [c], b) : -Infinity;
+  for (const { x } of ranked.slice(0, width)) {
+    const pair = b.slice();
+    pair[x] = seat * 2;
+    best = Math.max(best, openingScore(s, [c, x], pair));
   }
   return best;
 }

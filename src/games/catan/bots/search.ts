@@ -3,12 +3,13 @@ import type { CatanBot, DecisionContext } from '../driver.js';
 import { apply } from '../rules/apply.js';
 import { parseCorner, parseEdge } from '../rules/geometry.js';
 import { legalActions, type LegalActions } from '../rules/legal.js';
-import { NO_DEV_CARDS, total } from '../rules/resources.js';
+import { NO_DEV_CARDS } from '../rules/resources.js';
 import type { State } from '../rules/state.js';
 import { DEV_CARDS, RESOURCES, type Action, type ActionType, type DevCard, type Resource, type Resources } from '../rules/types.js';
 import { determinize, knowledge, type Knowledge } from './determinize.js';
 import { chooseSetupCorner, chooseSetupRoad } from './opening.js';
-import { production } from './features.js';
+import { discards, withHand } from './hands.js';
+import { AcceptanceModel, offerShapes } from './trading.js';
 import { randomDiscard } from './random.js';
 import { DEFAULT_WEIGHTS, evaluate, type Weights } from './value.js';
 
@@ -22,9 +23,11 @@ import { DEFAULT_WEIGHTS, evaluate, type Weights } from './value.js';
  * own actions (builds, sea trades, card purchases, Erfindung), the `beam` best children of each
  * node (by their own value) expanded further, the best sequence's end position valued. Chance is
  * averaged, not guessed: a card purchase over the types of the unknown cards in their proportions,
- * a steal or Monopol over the samples. A domestic offer is made when the cards it asks for would
- * raise the value by more than the best action does (weighted by an assumed acceptance), and others'
- * offers are taken when they raise the own value enough and the offerer is not close to winning.
+ * a steal or Monopol over the samples. Domestic offers (trading.ts: one or two cards for one, one
+ * for two) are valued by the chance that someone takes them, with the others modelled as plain
+ * planners over the sampled hands, times what the rest of the turn can reach with the new hand
+ * beyond the best action (an offer costs nothing if refused); others' offers are taken when they
+ * raise the own value enough and the offerer is not close to winning.
  * With `nextDepth` > 0 the `width` best candidates also look one own turn further: the
  * expectation over the next roll of the best that turn can reach (the others' turns left out; it
  * did not win more games in our measurements, so it is off by default). The robber, a knight
@@ -44,6 +47,8 @@ export interface SearchOptions {
   readonly trades?: boolean;
   /** Setup corners looked at in depth (1: the best corner by its own worth). */
   readonly opening?: number;
+  /** Partners looked at for each first setup corner (1: the one worth most to it alone). */
+  readonly partners?: number;
   /** Value an accepted offer must bring at least (more when the offerer has more than 4 points). */
   readonly acceptMargin?: number;
   /** Main-phase candidates that also look one own turn ahead, over the next roll. */
@@ -52,10 +57,20 @@ export interface SearchOptions {
   readonly nextDepth?: number;
   /** Domestic offers per turn at most. */
   readonly offers?: number;
+  /** Value an offer must bring at least if taken. */
+  readonly offerMargin?: number;
+  /** Offers whose new hand is planned in full (0: valued by the hand alone, and made only when that beats the best action). */
+  readonly offerPlan?: number;
+  /** What a planned offer must add at least. */
+  readonly offerMin?: number;
+  /** Factor on the modelled chance that an offer is taken. */
+  readonly trust?: number;
+  /** What completing a trade costs per point the partner has above 3. */
+  readonly feed?: number;
   readonly weights?: Weights;
 }
 
-export const SEARCH_DEFAULTS = { samples: 6, depth: 3, beam: 4, trades: true, opening: 8, acceptMargin: 40, width: 3, nextDepth: 0, offers: 4 } as const;
+export const SEARCH_DEFAULTS = { samples: 6, depth: 3, beam: 4, trades: true, opening: 8, partners: 8, acceptMargin: 40, width: 3, nextDepth: 0, offers: 4, offerMargin: 60, offerPlan: 3, offerMin: 20, trust: 1, feed: 40 } as const;
 
 type Options = Required<Omit<SearchOptions, 'weights'>> & { readonly weights: Weights };
 
@@ -86,39 +101,15 @@ function after(s: State, id: number, a: Action): State | null {
   return r.ok ? r.value.state : null;
 }
 
-const withHand = (s: State, seat: number, hand: Resources): State => ({
-  ...s,
-  players: s.players.map((p, i) => (i === seat ? { ...p, resources: hand } : p)),
-});
-
-/** Every way to give up `count` cards of `hand`. */
-function discards(hand: Resources, count: number): Partial<Record<Resource, number>>[] {
-  const out: Partial<Record<Resource, number>>[] = [];
-  const pick = [0, 0, 0, 0, 0];
-  const rec = (i: number, left: number): void => {
-    if (i === RESOURCES.length) {
-      if (left > 0) return;
-      const cards: Partial<Record<Resource, number>> = {};
-      pick.forEach((k, j) => {
-        if (k > 0) cards[RESOURCES[j]!] = k;
-      });
-      out.push(cards);
-      return;
-    }
-    for (let k = Math.min(left, hand[RESOURCES[i]!]); k >= 0; k--) {
-      pick[i] = k;
-      rec(i + 1, left - k);
-    }
-    pick[i] = 0;
-  };
-  rec(0, count);
-  return out;
-}
-
 class SearchBot implements CatanBot {
   readonly strategy = 'search';
   private readonly rng: Rng;
   private offers = new Set<string>();
+  /**
+   * Players who lost cards this turn (a trade completed with them, a steal, Monopol), with the types
+   * they may have lost: their acceptances from before may no longer be covered.
+   */
+  private partners = new Map<number, Set<Resource>>();
   /** Positions valued so far (the budget's unit). */
   nodes = 0;
 
@@ -132,14 +123,17 @@ class SearchBot implements CatanBot {
   decide({ view, legal }: DecisionContext): Action | null {
     const k = knowledge(view);
     if (!k) return null;
-    if (legal.status !== 'Handeln oder Bauen') this.offers = new Set();
+    if (legal.status !== 'Handeln oder Bauen') {
+      this.offers = new Set();
+      this.partners = new Map();
+    }
     if (legal.discard) return this.discard(k, legal.discard.hand, legal.discard.count);
     const actions = legal.actions;
     if (actions.length === 0) return null;
     switch (legal.status) {
       case 'Dorf bauen': {
         const corners = actions.map((a) => (a.type === 'build' ? parseCorner(a.at) : -1));
-        return actions[corners.indexOf(chooseSetupCorner(k.base, k.seat, corners, this.o.opening))] ?? actions[0]!;
+        return actions[corners.indexOf(chooseSetupCorner(k.base, k.seat, corners, this.o.opening, this.o.partners))] ?? actions[0]!;
       }
       case 'Strasse bauen': {
         const edges = actions.map((a) => (a.type === 'build' ? parseEdge(a.at) : -1));
@@ -259,6 +253,7 @@ class SearchBot implements CatanBot {
     const scored: (Scored & { readonly leaf: State })[] = [];
     for (const a of legal.actions) {
       if (a.type === 'cancelTrade') continue;
+      if (a.type === 'completeTrade' && this.unsure(k, a.tradeId, a.partner)) continue;
       if (a.type === 'roll' || a.type === 'endTurn') {
         scored.push({ action: a, value: now, leaf: det0 });
         continue;
@@ -268,6 +263,8 @@ class SearchBot implements CatanBot {
       // Chance outcomes are averaged; the rest of the turn is planned on the first sample.
       const p = depth > 0 ? this.plan(next, me, seat, depth, k.pool) : { value: this.value(next, seat), leaf: next };
       let value = p.value;
+      // Cards to someone ahead bring them closer to winning.
+      if (a.type === 'completeTrade') value -= this.o.feed * Math.max(0, (det0.players.find((q) => q.id === a.partner)?.points ?? 0) - 3);
       if (a.type === 'buyDevCard') value += this.buyValue(det0, me, seat, k.pool) - this.value(next, seat);
       else if (stochastic(a)) {
         let sum = 0;
@@ -296,55 +293,81 @@ class SearchBot implements CatanBot {
     const stay = scored.find((x) => x.action.type === 'endTurn')?.value ?? now;
     let best = scored.reduce<Scored | null>((b, x) => (b === null || x.value > b.value ? x : b), null);
     if (main && o.trades && legal.offer) {
-      const offer = this.offer(det0, seat, now, stay, best?.value ?? now);
+      const offer = this.offer(k, dets, now, stay, best?.value ?? now);
       if (offer) best = offer;
     }
     if (!best) return legal.actions[0]!;
     if (best.action.type === 'offerTrade') this.offers.add(JSON.stringify(best.action));
+    const a = best.action;
+    if (a.type === 'completeTrade') {
+      const t = k.base.trades.find((x) => x.id === a.tradeId);
+      this.drained(a.partner, RESOURCES.filter((r) => (t?.request[r] ?? 0) > 0));
+    } else if (a.type === 'playMonopoly' && k.base.trades.length > 0) {
+      for (const p of k.base.players) this.drained(p.id, [a.resource]);
+    } else if (a.type === 'playKnight' && a.victim !== undefined && k.base.trades.length > 0) {
+      this.drained(a.victim, RESOURCES);
+    }
     return best.action;
   }
 
   /**
-   * The best domestic offer (one or two cards for one) by the value its cards would bring times
-   * the chance that someone takes it: someone must likely hold the card asked for (by what they
-   * produce and how many cards they have) and likely lack what is offered.
+   * The best domestic offer by the value its cards would bring times the chance that someone
+   * takes it (trading.ts: the others as plain planners, over the sampled hands). Players with
+   * 8 points or more are left out of that chance: a trade should not be counted on them (a
+   * completion with them costs `feed` per point above 3).
    */
-  private offer(s: State, seat: number, now: number, stay: number, bestAction: number): Scored | null {
+  private offer(k: Knowledge, dets: readonly State[], now: number, stay: number, bestAction: number): Scored | null {
     if (this.offers.size >= this.o.offers) return null;
+    const seat = k.seat;
+    const s = dets[0]!;
+    const me = s.players[seat]!.id;
     const hand = s.players[seat]!.resources;
-    const shares = s.players.map((p, i) => {
-      const prod = production(s, i, false);
-      const sum = prod.reduce((a, b) => a + b, 0) + 7.5;
-      return prod.map((x) => (x + 1.5) / sum);
-    });
-    let best: Scored | null = null;
-    const consider = (give: Partial<Record<Resource, number>>, get: Resource): void => {
-      if (RESOURCES.some((r) => (give[r] ?? 0) > hand[r]) || (give[get] ?? 0) > 0) return;
-      const action: Action = { type: 'offerTrade', offer: give, request: { [get]: 1 } };
-      if (this.offers.has(JSON.stringify(action))) return;
-      const left = { ...hand, [get]: hand[get] + 1 };
-      for (const r of RESOURCES) left[r] -= give[r] ?? 0;
-      const gain = this.value(withHand(s, seat, left), seat) - now;
-      if (gain <= 60) return;
+    const model = new AcceptanceModel(dets, seat);
+    const found: { action: Action; chance: number; gain: number; state: State }[] = [];
+    for (const c of offerShapes(hand)) {
+      const action: Action = { type: 'offerTrade', offer: c.offer, request: c.request };
+      if (this.offers.has(JSON.stringify(action))) continue;
       let nobody = 1;
-      s.players.forEach((p, i) => {
-        if (i === seat) return;
-        const q = shares[i]!;
-        const holds = 1 - Math.pow(1 - q[RESOURCES.indexOf(get)]!, total(p.resources));
-        const wants = Math.min(1, RESOURCES.reduce((n, r, k) => n + ((give[r] ?? 0) > 0 ? 1 - q[k]! * 2.5 : 0), 0));
-        nobody *= 1 - holds * Math.max(0.1, wants);
+      model.chances(c).forEach((p, i) => {
+        if (i !== seat && s.players[i]!.points < 8) nobody *= 1 - p;
       });
-      const value = stay + (1 - nobody) * gain;
-      if (value > bestAction && (!best || value > best.value)) best = { action, value };
-    };
-    for (const get of RESOURCES) {
-      for (const give of RESOURCES) {
-        consider({ [give]: 1 }, get);
-        consider({ [give]: 2 }, get);
-        for (const other of RESOURCES) if (other > give) consider({ [give]: 1, [other]: 1 }, get);
+      if (nobody >= 1) continue;
+      const left = { ...hand };
+      for (const r of RESOURCES) left[r] += (c.request[r] ?? 0) - (c.offer[r] ?? 0);
+      const state = withHand(s, seat, left);
+      const gain = this.value(state, seat) - now;
+      if (gain > this.o.offerMargin) found.push({ action, chance: (1 - nobody) * this.o.trust, gain, state });
+    }
+    let best: Scored | null = null;
+    if (this.o.offerPlan > 0) {
+      // An offer costs nothing: if nobody takes it, the best action is still there. What it is
+      // worth is the chance times what the turn can reach with the new hand beyond that action.
+      found.sort((x, y) => y.chance * y.gain - x.chance * x.gain);
+      for (const f of found.slice(0, this.o.offerPlan)) {
+        const reach = this.plan(f.state, me, seat, this.o.depth - 1, k.pool).value;
+        const value = bestAction + f.chance * (reach - bestAction);
+        if (value > bestAction + this.o.offerMin && (!best || value > best.value)) best = { action: f.action, value };
       }
+      return best;
+    }
+    for (const f of found) {
+      const value = stay + f.chance * f.gain;
+      if (value > bestAction && (!best || value > best.value)) best = { action: f.action, value };
     }
     return best;
+  }
+
+  private drained(player: number, types: readonly Resource[]): void {
+    const set = this.partners.get(player) ?? new Set<Resource>();
+    for (const r of types) set.add(r);
+    this.partners.set(player, set);
+  }
+
+  /** Whether the partner may have lost, since it accepted, what this trade asks of it. */
+  private unsure(k: Knowledge, tradeId: number, partner: number): boolean {
+    const gave = this.partners.get(partner);
+    const t = k.base.trades.find((x) => x.id === tradeId);
+    return gave !== undefined && (!t || RESOURCES.some((r) => (t.request[r] ?? 0) > 0 && gave.has(r)));
   }
 
   /** Takes the offer that raises the own value most, if enough; silence otherwise. */

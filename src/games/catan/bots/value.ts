@@ -36,6 +36,8 @@ export interface Weights {
   readonly harbour: number;
   readonly bigHand: number;
   readonly enemy: number;
+  /** The others' production again, for those close to winning (not faded with the game's progress). */
+  readonly enemyLead: number;
   /**
    * How fast the worth of a target fades with the rounds its missing cards take to arrive (by
    * the own production, bank trades of spare cards counted); 0: by the count of missing cards.
@@ -62,6 +64,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   harbour: 70,
   bigHand: 22,
   enemy: 0.35,
+  enemyLead: 0.4,
   pace: 0,
 };
 
@@ -178,8 +181,9 @@ export function evaluate(s: State, seat: number, w: Weights = DEFAULT_WEIGHTS): 
   for (let i = 0; i < s.players.length; i++) {
     if (i === seat) continue;
     const q = s.players[i]!;
-    enemy += productionValue(s, i, w) * (0.5 + q.points / 8);
+    const pv = productionValue(s, i, w);
+    enemy += pv * (w.enemy * rem * (0.5 + q.points / 8) + w.enemyLead * Math.max(0, q.points - 5) / 4);
   }
-  v -= w.enemy * rem * enemy;
+  v -= enemy;
   return v;
 }
