@@ -72,7 +72,7 @@ export function registerCatanBotCommand(bot: Command): void {
     .option('--port <port>', 'server TCP port', '6000')
     .option('--name <name>', 'player name (1–40 characters)', 'KI Spielhalle')
     .addOption(
-      new Option('--strategy <strategy>', 'how the bot plays').choices(CATAN_STRATEGIES).default('builder'),
+      new Option('--strategy <strategy>', 'how the bot plays').choices(CATAN_STRATEGIES).default('search'),
     )
     .option('--colour <colour>', `colour to ask for first (${COLOURS.join(', ')}); then the first free one`)
     .option('--seed <seed>', "seed of the bot's random choices", 'spielhalle')

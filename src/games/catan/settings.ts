@@ -53,7 +53,7 @@ export const CATAN_SETTINGS: CatanSettings = {
   aiTurnTimeoutMs: CATAN_DEFAULTS.aiTurnTimeoutMs,
   botFillMs: 0,
   botThinkMs: 300,
-  botStrategy: 'builder',
+  botStrategy: 'weighted',
   houseGames: 1,
   housePlayers: 4,
   housePauseMs: 10_000,
