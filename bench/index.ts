@@ -17,8 +17,9 @@ const benches: [game: string, file: string, args: string[]][] = [
   ['ostseeschach', 'ostseeschach-server.ts', ['--games', '200', '--concurrency', '2', '--ms', '25']],
   ['catan', 'catan-rules.ts', ['--games', '1000']],
   ['catan', 'catan-server.ts', ['--games', '200']],
-  ['catan', 'catan-strength.ts', ['--games', '200', '--vs', 'search:weighted,search:random,weighted:random']],
-  ['catan', 'catan-wire.ts', ['--games', '100', '--parallel', '4', '--no-trades']],
+  ['catan', 'catan-server.ts', ['--games', '200', '--think-ms', '500', '--seconds', '90']],
+  ['catan', 'catan-strength.ts', ['--games', '1000', '--vs', 'search:weighted,search:random,weighted:random']],
+  ['catan', 'catan-wire.ts', ['--games', '100', '--parallel', '4']],
 ];
 
 const only = process.argv.slice(2);
