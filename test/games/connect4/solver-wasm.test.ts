@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   Book,
@@ -9,15 +9,8 @@ import {
   Solver,
   wasmPath,
 } from '../../../src/games/connect4/solver/index.js';
+import { fixture } from './fixtures.js';
 
-const fixture = (name: string): [string, number][] =>
-  readFileSync(new URL(`../../fixtures/connect4/${name}`, import.meta.url), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => {
-      const [moves = '', score = ''] = line.split(' ');
-      return [moves, Number(score)];
-    });
 
 function position(notation: string): Position {
   const p = solvablePosition(notation);

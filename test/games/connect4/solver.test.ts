@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -14,16 +13,9 @@ import {
   Solver,
   TranspositionTable,
 } from '../../../src/games/connect4/solver/index.js';
+import { fixture } from './fixtures.js';
 import { BOOK_TEXT } from '../../../src/games/connect4/solver/book-data.js';
 
-const fixture = (name: string): [string, number][] =>
-  readFileSync(new URL(`../../fixtures/connect4/${name}`, import.meta.url), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => {
-      const [moves = '', score = ''] = line.split(' ');
-      return [moves, Number(score)];
-    });
 
 /** The shipped book's entries: moves, score, best columns as 1-based digits ('' if none). */
 const shipped = BOOK_TEXT.split('\n')
