@@ -292,6 +292,8 @@ export class Match {
     const plies = this.state.plies;
     const engine = this.o.engine;
     const fallback = (why: unknown): void => {
+      // A game the server stopped meanwhile needs no move (its engine is closed on purpose).
+      if (this.phase !== 'running') return;
       this.log.error({ err: why }, 'engine failed: playing a legal move instead');
       const move = legalMoves(this.state)[0];
       if (move) this.engineMoved(plies, move);
