@@ -1,4 +1,5 @@
 import { createServer, type Server, type ServerOpts, type Socket } from 'node:net';
+import type { ServerStatus } from './game-server.js';
 import type { Logger } from './log.js';
 
 /**
@@ -44,4 +45,57 @@ export async function closeTcp(server: Server, sockets: () => Iterable<Socket>, 
   if (o.end === true) for (const s of sockets()) s.end();
   await closed;
   clearTimeout(timer);
+}
+
+/**
+ * One TCP server's lifecycle as the dashboard sees it: the status, the port it is bound to (the
+ * real one when asked for port 0) and the bind error if listening failed.
+ */
+export class TcpEndpoint {
+  private server: Server | null = null;
+  private state: ServerStatus = 'stopped';
+  private failure: string | undefined;
+  private bound: number;
+
+  constructor(private readonly o: TcpListenOptions) {
+    this.bound = o.port;
+  }
+
+  get status(): ServerStatus {
+    return this.state;
+  }
+
+  get port(): number {
+    return this.bound;
+  }
+
+  /** The bind error of the last start, if it failed. */
+  get error(): string | undefined {
+    return this.failure;
+  }
+
+  /** Listens; false if it already was. A bind error marks the endpoint failed and rejects. */
+  async open(): Promise<boolean> {
+    if (this.server) return false;
+    this.state = 'starting';
+    try {
+      const { server, port } = await listenTcp(this.o);
+      this.server = server;
+      this.bound = port;
+    } catch (err) {
+      this.state = 'failed';
+      this.failure = (err as Error).message;
+      throw err;
+    }
+    this.state = 'running';
+    return true;
+  }
+
+  /** Stops listening (see closeTcp); a failed endpoint keeps its status and error. */
+  async close(sockets: () => Iterable<Socket>, o: { readonly graceMs: number; readonly end?: boolean }): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (this.state !== 'failed') this.state = 'stopped';
+    if (server) await closeTcp(server, sockets, o);
+  }
 }

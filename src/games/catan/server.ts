@@ -1,7 +1,7 @@
-import type { Server, Socket } from 'node:net';
-import { closeTcp, listenTcp } from '../../core/tcp.js';
+import type { Socket } from 'node:net';
+import { TcpEndpoint } from '../../core/tcp.js';
 import { systemClock, type Clock } from '../../core/clock.js';
-import { EventHub, type GameServer, type ServerInfo, type ServerStatus, type SpectatorEvent } from '../../core/game-server.js';
+import { EventHub, type GameServer, type ServerInfo, type SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
 import { Connection } from './connection.js';
@@ -75,10 +75,7 @@ const GAME = 'catan';
 export class CatanServer implements GameServer {
   readonly game = GAME;
   readonly hall: Hall;
-  private server: Server | null = null;
-  private status: ServerStatus = 'stopped';
-  private error: string | undefined;
-  private boundPort: number;
+  private readonly tcp: TcpEndpoint;
   private readonly hub = new EventHub();
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -87,8 +84,15 @@ export class CatanServer implements GameServer {
 
   constructor(private readonly o: CatanServerOptions) {
     this.clock = o.clock ?? systemClock;
-    this.boundPort = o.port;
     this.log = o.log.child({ game: GAME });
+    this.tcp = new TcpEndpoint({
+      host: o.host,
+      port: o.port,
+      server: { noDelay: true },
+      maxConnections: o.maxConnections ?? CATAN_DEFAULTS.maxConnections,
+      log: this.log,
+      onSocket: (socket) => this.accept(socket),
+    });
     this.hall = new Hall({
       seed: String(o.seed),
       clock: this.clock,
@@ -120,39 +124,18 @@ export class CatanServer implements GameServer {
   }
 
   async start(): Promise<void> {
-    if (this.server) return;
-    this.status = 'starting';
-    try {
-      const { server, port } = await listenTcp({
-        host: this.o.host,
-        port: this.o.port,
-        server: { noDelay: true },
-        maxConnections: this.o.maxConnections ?? CATAN_DEFAULTS.maxConnections,
-        log: this.log,
-        onSocket: (socket) => this.accept(socket),
-      });
-      this.server = server;
-      this.boundPort = port;
-    } catch (err) {
-      this.status = 'failed';
-      this.error = (err as Error).message;
-      throw err;
-    }
-    this.status = 'running';
-    this.log.info({ host: this.o.host, port: this.boundPort }, 'Catan server listening');
+    if (!(await this.tcp.open())) return;
+    this.log.info({ host: this.o.host, port: this.tcp.port }, 'Catan server listening');
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    this.server = null;
     this.hall.stop();
-    if (this.status !== 'failed') this.status = 'stopped';
-    if (server) await closeTcp(server, () => this.sockets, { graceMs: 300, end: true });
+    await this.tcp.close(() => this.sockets, { graceMs: 300, end: true });
     await this.o.store?.drain();
   }
 
   get port(): number {
-    return this.boundPort;
+    return this.tcp.port;
   }
 
   info(): ServerInfo {
@@ -162,12 +145,12 @@ export class CatanServer implements GameServer {
       protocol: 'Catan 0.3 (JSON over TCP)',
       transport: 'tcp',
       host: this.o.host,
-      port: this.boundPort,
-      status: this.status,
+      port: this.tcp.port,
+      status: this.tcp.status,
       clients: this.hall.sessionCount,
       liveMatches: this.hall.liveMatches,
     };
-    if (this.error !== undefined) info.error = this.error;
+    if (this.tcp.error !== undefined) info.error = this.tcp.error;
     return info;
   }
 
@@ -175,7 +158,7 @@ export class CatanServer implements GameServer {
     const results = this.hall.results();
     return {
       game: GAME,
-      port: this.boundPort,
+      port: this.tcp.port,
       connections: this.sockets.size,
       lobbies: this.hall.lobbyRows(),
       matches: this.hall.matchRows(),

@@ -1,7 +1,7 @@
-import type { Server, Socket } from 'node:net';
-import { listenTcp } from '../../core/tcp.js';
+import type { Socket } from 'node:net';
+import { TcpEndpoint } from '../../core/tcp.js';
 import { systemClock, type Clock } from '../../core/clock.js';
-import { EventHub, type GameServer, type ServerInfo, type ServerStatus, type SpectatorEvent } from '../../core/game-server.js';
+import { EventHub, type GameServer, type ServerInfo, type SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
 import { Connection } from './connection.js';
@@ -94,10 +94,7 @@ const GAME = 'dame';
 
 export class DameServer implements GameServer {
   readonly game = GAME;
-  private server: Server | null = null;
-  private status: ServerStatus = 'stopped';
-  private error: string | undefined;
-  private boundPort: number;
+  private readonly tcp: TcpEndpoint;
   private readonly hub = new EventHub();
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -108,8 +105,15 @@ export class DameServer implements GameServer {
 
   constructor(private readonly o: DameServerOptions) {
     this.clock = o.clock ?? systemClock;
-    this.boundPort = o.port;
     this.log = o.log.child({ game: GAME });
+    this.tcp = new TcpEndpoint({
+      host: o.host,
+      port: o.port,
+      server: { noDelay: true, allowHalfOpen: false },
+      maxConnections: o.maxConnections,
+      log: this.log,
+      onSocket: (socket) => this.accept(socket),
+    });
     this.engine = o.engine ?? null;
     this.games = new DameGames({
       defaultMoveTimeMs: o.defaultMoveTimeMs,
@@ -126,42 +130,21 @@ export class DameServer implements GameServer {
   }
 
   async start(): Promise<void> {
-    if (this.server) return;
-    this.status = 'starting';
-    try {
-      const { server, port } = await listenTcp({
-        host: this.o.host,
-        port: this.o.port,
-        server: { noDelay: true, allowHalfOpen: false },
-        maxConnections: this.o.maxConnections,
-        log: this.log,
-        onSocket: (socket) => this.accept(socket),
-      });
-      this.server = server;
-      this.boundPort = port;
-    } catch (err) {
-      this.status = 'failed';
-      this.error = (err as Error).message;
-      throw err;
-    }
-    this.status = 'running';
-    this.log.info({ host: this.o.host, port: this.boundPort, mode: this.o.mode }, 'Dame server listening');
+    if (!(await this.tcp.open())) return;
+    this.log.info({ host: this.o.host, port: this.tcp.port, mode: this.o.mode }, 'Dame server listening');
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    this.server = null;
     this.games.stop();
     for (const socket of this.sockets.keys()) socket.destroy();
-    if (this.status !== 'failed') this.status = 'stopped';
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    await this.tcp.close(() => this.sockets.keys(), { graceMs: 0 });
     if (this.engine && !this.o.engine) await this.engine.close();
     this.engine = this.o.engine ?? null;
     await this.o.store?.drain();
   }
 
   get port(): number {
-    return this.boundPort;
+    return this.tcp.port;
   }
 
   /** Creates a game and returns its id; throws a DameGameError for bad options. */
@@ -188,18 +171,18 @@ export class DameServer implements GameServer {
       protocol: `MNM Gameserver (${this.o.mode})`,
       transport: 'tcp',
       host: this.o.host,
-      port: this.boundPort,
-      status: this.status,
+      port: this.tcp.port,
+      status: this.tcp.status,
       clients: this.sockets.size,
       liveMatches: this.games.all().filter((m) => m.status === 'running').length,
     };
-    if (this.error !== undefined) info.error = this.error;
+    if (this.tcp.error !== undefined) info.error = this.tcp.error;
     return info;
   }
 
   snapshot(): DameSnapshot {
     const { games, recent } = this.games.rows();
-    return { game: GAME, port: this.boundPort, mode: this.o.mode, games, recent, gamesPlayed: this.games.gamesPlayed };
+    return { game: GAME, port: this.tcp.port, mode: this.o.mode, games, recent, gamesPlayed: this.games.gamesPlayed };
   }
 
   subscribe(listener: (event: SpectatorEvent) => void): () => void {

@@ -1,11 +1,10 @@
-import type { Server, Socket } from 'node:net';
-import { closeTcp, listenTcp } from '../../core/tcp.js';
+import type { Socket } from 'node:net';
+import { TcpEndpoint } from '../../core/tcp.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import {
   EventHub,
   type GameServer,
   type ServerInfo,
-  type ServerStatus,
   type SpectatorEvent,
 } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
@@ -69,10 +68,7 @@ const GAME = 'ostseeschach';
 
 export class OstseeschachServer implements GameServer {
   readonly game = GAME;
-  private server: Server | null = null;
-  private status: ServerStatus = 'stopped';
-  private error: string | undefined;
-  private boundPort: number;
+  private readonly tcp: TcpEndpoint;
   private readonly hub = new EventHub();
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -83,8 +79,16 @@ export class OstseeschachServer implements GameServer {
 
   constructor(private readonly o: OstseeschachServerOptions) {
     this.clock = o.clock ?? systemClock;
-    this.boundPort = o.port;
     this.log = o.log.child({ game: GAME });
+    // Half-open: after a client's FIN we still send `\n</protocol>` (spec §3.5).
+    this.tcp = new TcpEndpoint({
+      host: o.host,
+      port: o.port,
+      server: { allowHalfOpen: true, noDelay: true },
+      maxConnections: o.maxConnections ?? OSTSEESCHACH_DEFAULTS.maxConnections,
+      log: this.log,
+      onSocket: (socket) => this.accept(socket),
+    });
     this.lobby = new Lobby({
       adminPassword: o.adminPassword,
       softTimeoutMs: o.softTimeoutMs,
@@ -103,42 +107,20 @@ export class OstseeschachServer implements GameServer {
   }
 
   async start(): Promise<void> {
-    if (this.server) return;
-    this.status = 'starting';
-    // Half-open: after a client's FIN we still send `\n</protocol>` (spec §3.5).
-    try {
-      const { server, port } = await listenTcp({
-        host: this.o.host,
-        port: this.o.port,
-        server: { allowHalfOpen: true, noDelay: true },
-        maxConnections: this.o.maxConnections ?? OSTSEESCHACH_DEFAULTS.maxConnections,
-        log: this.log,
-        onSocket: (socket) => this.accept(socket),
-      });
-      this.server = server;
-      this.boundPort = port;
-    } catch (err) {
-      this.status = 'failed';
-      this.error = (err as Error).message;
-      throw err;
-    }
-    this.status = 'running';
-    this.log.info({ host: this.o.host, port: this.boundPort }, 'Ostseeschach server listening');
+    if (!(await this.tcp.open())) return;
+    this.log.info({ host: this.o.host, port: this.tcp.port }, 'Ostseeschach server listening');
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    this.server = null;
     this.lobby.stop();
     for (const c of [...this.connections]) c.shutdown();
-    if (this.status !== 'failed') this.status = 'stopped';
     // Clients get a moment to read the end of their stream, then the sockets go.
-    if (server) await closeTcp(server, () => this.sockets, { graceMs: 500 });
+    await this.tcp.close(() => this.sockets, { graceMs: 500 });
     await this.o.store?.drain();
   }
 
   get port(): number {
-    return this.boundPort;
+    return this.tcp.port;
   }
 
   /**
@@ -205,19 +187,19 @@ export class OstseeschachServer implements GameServer {
       protocol: 'Software-Challenge XML over TCP',
       transport: 'tcp',
       host: this.o.host,
-      port: this.boundPort,
-      status: this.status,
+      port: this.tcp.port,
+      status: this.tcp.status,
       clients: this.connections.size,
       liveMatches: this.lobby.liveMatches,
     };
-    if (this.error !== undefined) info.error = this.error;
+    if (this.tcp.error !== undefined) info.error = this.tcp.error;
     return info;
   }
 
   snapshot(): OstseeschachSnapshot {
     return {
       game: GAME,
-      port: this.boundPort,
+      port: this.tcp.port,
       connections: this.connections.size,
       rooms: this.lobby.roomRows(),
       recent: this.lobby.recentResults(),
