@@ -206,12 +206,7 @@ export class TsSearch implements Search {
       scratch[base + MOVE_HI + prio] = 0;
       scratch[base + WIN_LO + prio] = nwl;
       scratch[base + WIN_HI + prio] = nwh;
-      let pos = base + size++;
-      while (pos > base && scratch[pos - 1]! > key) {
-        scratch[pos] = scratch[pos - 1]!;
-        pos--;
-      }
-      scratch[pos] = key;
+      insertKey(scratch, base, size++, key);
     }
     bits = ph;
     while (bits !== 0) {
@@ -226,12 +221,7 @@ export class TsSearch implements Search {
       scratch[base + MOVE_HI + prio] = mvh;
       scratch[base + WIN_LO + prio] = nwl;
       scratch[base + WIN_HI + prio] = nwh;
-      let pos = base + size++;
-      while (pos > base && scratch[pos - 1]! > key) {
-        scratch[pos] = scratch[pos - 1]!;
-        pos--;
-      }
-      scratch[pos] = key;
+      insertKey(scratch, base, size++, key);
     }
 
     const ol = cl ^ ml;
@@ -256,4 +246,14 @@ export class TsSearch implements Search {
     entries[slot + 1] = alpha + UPPER_OFFSET;
     return alpha;
   }
+}
+
+/** Sorts `key` into the ascending run of `size` keys at scratch[base…]. */
+function insertKey(scratch: Int32Array, base: number, size: number, key: number): void {
+  let pos = base + size;
+  while (pos > base && scratch[pos - 1]! > key) {
+    scratch[pos] = scratch[pos - 1]!;
+    pos--;
+  }
+  scratch[pos] = key;
 }
