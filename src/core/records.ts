@@ -167,6 +167,8 @@ export class RecordStore {
   private readonly writer: Worker | null = null;
   private readonly done = new Int32Array(new SharedArrayBuffer(4));
   private sent = 0;
+  /** Drains under way: the writer stays referenced (keeps the process alive) while any waits. */
+  private draining = 0;
 
   constructor(
     file: string,
@@ -277,9 +279,9 @@ export class RecordStore {
     this.send();
     if (!this.writer) return;
     const target = this.sent;
-    // A pending waitAsync does not keep the process alive: the writer does, while we wait.
+    // A pending waitAsync does not keep the process alive: the writer does, while anyone waits.
     const writer = this.writer;
-    writer.ref();
+    if (this.draining++ === 0) writer.ref();
     try {
       for (;;) {
         const done = Atomics.load(this.done, 0);
@@ -288,7 +290,7 @@ export class RecordStore {
         if (waited.async) await waited.value;
       }
     } finally {
-      writer.unref();
+      if (--this.draining === 0) writer.unref();
     }
   }
 

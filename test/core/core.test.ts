@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +14,10 @@ import { LineFramer } from '../../src/core/framing.js';
 import { RecordStore } from '../../src/core/records.js';
 import { nextInt, Rng, rngState } from '../../src/core/rng.js';
 import { DEFAULT_SETTINGS, loadSettings } from '../../src/config.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+// The child runs in a scratch directory, so the tsx loader is named by its absolute URL.
+const tsx = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
 describe('LineFramer', () => {
   it('splits lines across chunks and strips CR', () => {
@@ -168,7 +174,36 @@ describe('RecordStore', () => {
     expect(match.wire).toHaveLength(60_000);
     again.close();
   });
+
+  it('keeps the process alive until the last of overlapping drains has its rows', () => {
+    // A child process queues a backlog, starts a drain, queues a larger one and drains again; the
+    // first drain ending must not let the process exit while the second still waits.
+    const dir = dir2();
+    const file = join(dir, 'records.db');
+    const script = join(dir, 'drain.mts');
+    const records = pathToFileURL(join(root, 'src', 'core', 'records.ts')).href;
+    writeFileSync(
+      script,
+      `import { RecordStore } from ${JSON.stringify(records)};
+const store = new RecordStore(${JSON.stringify(file)});
+const id = store.startMatch({ game: 'catan', startedAt: 1, seats: [] });
+const wire = (n: number) => { for (let i = 0; i < n; i++) store.addWire({ matchId: id, game: 'catan', conn: '*', at: i, dir: 'out', data: 'x'.repeat(40) + i }); };
+wire(2_000);
+void store.drain().then(() => process.stdout.write('first\\n'));
+wire(60_000);
+store.finishMatch(id, { status: 'finished', endedAt: 2, result: null });
+void store.drain().then(() => process.stdout.write('second\\n'));
+`,
+    );
+    const r = spawnSync(process.execPath, ['--import', tsx, script], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('first\nsecond\n');
+    const again = new RecordStore(file);
+    expect(again.getMatch(again.listMatches({ game: 'catan' })[0]!.id)!.wire).toHaveLength(62_000);
+    again.close();
+  });
 });
+
 
 function dir2() {
   return mkdtempSync(join(tmpdir(), 'spielhalle-records-'));
