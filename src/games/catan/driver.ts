@@ -304,7 +304,7 @@ export class BotDriver {
     const fresh = acting ? undefined : this.game.offersByOthers().find((id) => !this.answered.has(id));
     if (!acting && fresh === undefined) return;
     const view = this.game.view();
-    if (acting && this.awaitingAnswers(view.players.length - 1)) return;
+    if (acting && this.awaitingAnswers(view)) return;
     const me = view.players.find((p) => p.id === view.me)!;
     let legal = (this.o.legal ?? legalFromView)(view);
     if (fresh !== undefined) {
@@ -331,16 +331,17 @@ export class BotDriver {
   }
 
   /**
-   * Whether an own offer still waits for answers from some of the `others` (and its wait has not
-   * run out): then the driver decides once they are in or at the deadline, so no acceptance
-   * arrives for an offer it has already completed or withdrawn by ending the turn.
+   * Whether an own offer still waits for answers from some of the other players (and its wait
+   * has not run out): then the driver decides once they are in or at the deadline, so no
+   * acceptance arrives for an offer it has already completed or withdrawn by ending the turn.
    */
-  private awaitingAnswers(others: number): boolean {
+  private awaitingAnswers(view: ClientView): boolean {
+    const others = view.players.length - 1;
     const limit = this.o.tradeAnswerWaitMs ?? 1000;
     const now = this.o.clock.now();
     let until = Infinity;
     for (const [id, offer] of this.ownOffers) {
-      if (!this.game.view().trades.some((t) => t.id === id)) {
+      if (!view.trades.some((t) => t.id === id)) {
         this.ownOffers.delete(id);
         continue;
       }
