@@ -198,7 +198,5 @@ export function surplus(hand: Resources, cost: ResourceCounts): Record<Resource,
   return out;
 }
 
-export const handSize = (h: ResourceCounts): number => (h.Holz ?? 0) + (h.Lehm ?? 0) + (h.Wolle ?? 0) + (h.Getreide ?? 0) + (h.Erz ?? 0);
-
 /** Edge ids are dense 0…EDGE_COUNT−1; re-exported for callers that size tables. */
 export { CORNER_COUNT, EDGE_COUNT };

@@ -1,4 +1,4 @@
-import { COST } from '../rules/resources.js';
+import { COST, total } from '../rules/resources.js';
 import type { State } from '../rules/state.js';
 import { RESOURCES, type Resource, type ResourceCounts, type Resources } from '../rules/types.js';
 import { bestSpots, missing, production } from './features.js';
@@ -50,13 +50,10 @@ function nearest(hand: Resources, goals: readonly Goal[]): { goal: ResourceCount
   return { goal, missing: lack };
 }
 
-const size = (c: Cards): number =>
-  (c.Holz ?? 0) + (c.Lehm ?? 0) + (c.Wolle ?? 0) + (c.Getreide ?? 0) + (c.Erz ?? 0);
-
 /** Whether the seat, as a plain planner, would take `gets` for `gives`. */
 export function wouldTake(hand: Resources, goals: readonly Goal[], gets: Cards, gives: Cards): boolean {
   for (const r of RESOURCES) if ((gives[r] ?? 0) > hand[r]) return false;
-  if (size(gives) > size(gets) + 1) return false;
+  if (total(gives) > total(gets) + 1) return false;
   const { goal, missing: before } = nearest(hand, goals);
   if (!goal || before === 0) return false;
   const after = { ...hand };
@@ -86,7 +83,7 @@ export function offerShapes(hand: Resources): OfferCandidate[] {
   }
   for (const give of gives) {
     for (const get of gets) {
-      if (size(give) + size(get) > 3) continue;
+      if (total(give) + total(get) > 3) continue;
       if (RESOURCES.some((r) => (give[r] ?? 0) > 0 && (get[r] ?? 0) > 0)) continue;
       out.push({ offer: give, request: get });
     }
