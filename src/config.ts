@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { loadConfig, type Loaded } from './core/config.js';
+import { LOG_LEVELS } from './core/log.js';
 import { CATAN_SETTINGS, catanSettingsSchema } from './games/catan/settings.js';
 import { CONNECT4_SETTINGS, connect4SettingsSchema } from './games/connect4/settings.js';
 import { DAME_SETTINGS, dameSettingsSchema } from './games/dame/settings.js';
@@ -15,7 +16,7 @@ export const settingsSchema = z
   .object({
     host: z.string().min(1),
     dataDir: z.string().min(1),
-    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    logLevel: z.enum(LOG_LEVELS),
     logFile: z.string(),
     bots: z.boolean(),
     seed: z.string(),

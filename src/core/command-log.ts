@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import type { LevelWithSilent } from 'pino';
 import { UsageError } from './errors.js';
-
-const LEVELS: readonly LevelWithSilent[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+import { LOG_LEVELS } from './log.js';
 
 /**
  * The log level a client subcommand runs at. The program has a `--log-level` of its own, and
@@ -12,6 +11,6 @@ const LEVELS: readonly LevelWithSilent[] = ['fatal', 'error', 'warn', 'info', 'd
  */
 export function commandLogLevel(cmd: Command, fallback: LevelWithSilent): LevelWithSilent {
   const level = cmd.optsWithGlobals<{ logLevel?: string }>().logLevel ?? fallback;
-  if (!(LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LEVELS.join(', ')}, got "${level}"`);
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
   return level as LevelWithSilent;
 }

@@ -4,6 +4,9 @@ import { pino, type Logger, type LevelWithSilent } from 'pino';
 
 export type { Logger };
 
+/** pino's levels, quietest last: what `--log-level` and the `logLevel` setting accept. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const satisfies readonly LevelWithSilent[];
+
 export interface LogOptions {
   level: LevelWithSilent;
   /** Write JSON lines to this file instead of stderr. */
