@@ -35,7 +35,7 @@ function createSearch(engine: Engine | undefined, tableLog: number, checkpoint: 
   if (engine === 'wasm') throw new Error(`the Connect Four solver core ${WASM_FILE} is missing (run \`npm run build\`)`);
   if (!fallbackNoted) {
     fallbackNoted = true;
-    process.stderr.write(`spielhalle: ${WASM_FILE} not found (run \`npm run build\`); the Connect Four solver runs in TypeScript, about 3× slower\n`);
+    process.stderr.write(`spielhalle: ${WASM_FILE} not found (run \`npm run build\`); the Connect Four solver runs in TypeScript, about 2× slower\n`);
   }
   return new TsSearch(tableLog, checkpoint);
 }
