@@ -25,7 +25,8 @@ export function specPositions(): SpecPosition[] {
     ['MHSRRSHM', [20, 400, 8080, 163216, 3379624]],
   ] as const) {
     const r = fromSetup(layout);
-    if (r.ok) positions.push({ name: `start ${layout}`, state: r.value, counts });
+    if (!r.ok) throw new Error(`start layout ${layout}: ${JSON.stringify(r.error)}`);
+    positions.push({ name: `start ${layout}`, state: r.value, counts });
   }
   const mid = fromPosition({
     turn: 10,
@@ -43,6 +44,7 @@ export function specPositions(): SpecPosition[] {
       piece(1, 6, 'Herzmuschel', 'TWO'),
     ],
   });
-  if (mid.ok) positions.push({ name: 'spec mid-game', state: mid.value, counts: [18, 323, 3551, 60708, 677389] });
+  if (!mid.ok) throw new Error(`spec mid-game: ${JSON.stringify(mid.error)}`);
+  positions.push({ name: 'spec mid-game', state: mid.value, counts: [18, 323, 3551, 60708, 677389] });
   return positions;
 }
