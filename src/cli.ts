@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { loadSettings, recordsFile, type Settings } from './config.js';
 import { ConfigError } from './core/config.js';
 import { UsageError } from './core/errors.js';
+import { installCrashHandlers } from './core/guard.js';
 import { RecordStore, type MatchDetail } from './core/records.js';
+import { parseAge } from './core/retention.js';
 import { findGame, GAMES } from './games/registry.js';
 import { serve, StartError } from './serve.js';
 
@@ -32,8 +34,11 @@ function settingsFrom(global: GlobalOptions, flags: Record<string, unknown> = {}
   return loadSettings({ flags: top, file: global.config }).config;
 }
 
-function openStore(global: GlobalOptions): RecordStore {
-  return new RecordStore(recordsFile(settingsFrom(global)));
+/** Read commands open the store read-only: they never recover (abort) a running server's matches. */
+function openStore(global: GlobalOptions, mode: 'read' | 'write' = 'read'): RecordStore {
+  const file = recordsFile(settingsFrom(global));
+  if (!existsSync(file)) throw new UsageError(`no record store at ${file} (wrong --data-dir?)`);
+  return new RecordStore(file, { mode });
 }
 
 export function buildProgram(): Command {
@@ -77,6 +82,9 @@ export function buildProgram(): Command {
     const settings = settingsFrom(global, flags);
     const running = await serve(settings, (opts.game as string[] | undefined) ?? []);
     running.lifecycle.handleSignals();
+    // The last resort: an exception no error boundary caught saves the records and exits 70, so
+    // that a supervisor restarts the server (docs/operations.md).
+    installCrashHandlers({ log: running.log, onCrash: () => running.store.crash() });
     const lines = running.servers.map((s) => {
       const i = s.info();
       return `  ${i.title.padEnd(22)} ${i.transport} ${i.host}:${i.port}`;
@@ -131,6 +139,55 @@ export function buildProgram(): Command {
         store.close();
       }
     });
+  program
+    .command('prune')
+    .description('delete old records: matches (and their wire logs) older than --older-than, or only wire logs')
+    .option('--older-than <age>', 'age such as 30d, 12h or 90m (default: the records.keepDays setting)')
+    .option('--wire-only', 'keep the matches, delete only their wire logs (default age: records.wireKeepDays)')
+    .option('--max-mb <n>', 'then delete the oldest matches until the store uses at most this many MB')
+    .option('--game <name>', 'only this game')
+    .option('--dry-run', 'count what would be deleted, delete nothing')
+    .option('--vacuum', 'afterwards shrink the file to what is in use (blocks writers for a while)')
+    .action(async (opts: { olderThan?: string; wireOnly?: boolean; maxMb?: string; game?: string; dryRun?: boolean; vacuum?: boolean }, cmd: Command) => {
+      const global = cmd.optsWithGlobals<GlobalOptions>();
+      const settings = settingsFrom(global);
+      if (opts.game !== undefined && !GAMES.some((g) => g.name === opts.game))
+        throw new UsageError(`unknown game "${opts.game}" (one of ${GAMES.map((g) => g.name).join(', ')})`);
+      const days = opts.wireOnly ? settings.records.wireKeepDays : settings.records.keepDays;
+      let age = days > 0 ? days * 86_400_000 : null;
+      if (opts.olderThan !== undefined) {
+        age = parseAge(opts.olderThan);
+        if (age === null) throw new UsageError(`--older-than must be an age such as 30d, 12h or 90m, got "${opts.olderThan}"`);
+      }
+      let maxBytes: number | undefined;
+      if (opts.maxMb !== undefined) {
+        const n = Number(opts.maxMb);
+        if (!Number.isFinite(n) || n < 0) throw new UsageError(`--max-mb must be a number of megabytes, got "${opts.maxMb}"`);
+        maxBytes = n * 1024 * 1024;
+      }
+      if (age === null && maxBytes === undefined) throw new UsageError('nothing to prune: give --older-than or --max-mb (the retention settings are 0)');
+      const before = age === null ? undefined : Date.now() - age;
+      const store = openStore(global, 'write');
+      try {
+        const r = await store.prune({
+          matchesBefore: opts.wireOnly ? undefined : before,
+          wireBefore: opts.wireOnly ? before : undefined,
+          maxBytes,
+          game: opts.game,
+          dryRun: opts.dryRun === true,
+        });
+        const mb = (b: number) => (b / 1048576).toFixed(1);
+        const verb = opts.dryRun ? 'would delete' : 'deleted';
+        process.stdout.write(`${verb} ${r.matches} matches and ${r.wireLines} wire lines: ${mb(r.bytesBefore)} MB in use, ${opts.dryRun ? 'about ' : ''}${mb(r.bytesAfter)} MB after\n`);
+        if (opts.vacuum && !opts.dryRun) {
+          store.vacuum();
+          process.stdout.write(`vacuumed: the file now holds ${mb(store.usedBytes())} MB\n`);
+        }
+      } finally {
+        store.close();
+      }
+    });
+
   return program;
 }
 

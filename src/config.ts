@@ -21,6 +21,15 @@ export const settingsSchema = z
     bots: z.boolean(),
     seed: z.string(),
     web: z.object({ enabled: z.boolean(), host: z.string().min(1), port }).strict(),
+    /** Retention of the record store, applied by the running server (0: keep). */
+    records: z
+      .object({
+        keepDays: z.number().min(0).max(100_000),
+        wireKeepDays: z.number().min(0).max(100_000),
+        maxMegabytes: z.number().int().min(0).max(10_000_000),
+        pruneEveryMinutes: z.number().min(1).max(10_080),
+      })
+      .strict(),
     // Each game's own settings live in its folder (src/games/<game>/settings.ts).
     games: z.object({ catan: catanSettingsSchema, mia: miaSettingsSchema, connect4: connect4SettingsSchema, dame: dameSettingsSchema, ostseeschach: ostseeschachSettingsSchema }).strict(),
   })
@@ -36,6 +45,7 @@ export const DEFAULT_SETTINGS: Settings = {
   bots: true,
   seed: '',
   web: { enabled: true, host: '127.0.0.1', port: 8080 },
+  records: { keepDays: 365, wireKeepDays: 30, maxMegabytes: 1024, pruneEveryMinutes: 60 },
   games: {
     catan: CATAN_SETTINGS,
     mia: MIA_SETTINGS,

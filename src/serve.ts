@@ -3,7 +3,8 @@ import { recordsFile, type Settings } from './config.js';
 import type { GameServer } from './core/game-server.js';
 import { Lifecycle } from './core/lifecycle.js';
 import { createLogger, type Logger } from './core/log.js';
-import { RecordStore } from './core/records.js';
+import { RecordStore, StoreLockedError } from './core/records.js';
+import { startRetention } from './core/retention.js';
 import { GAMES } from './games/registry.js';
 import type { ServeContext } from './games/types.js';
 import { createWebServer } from './web/server.js';
@@ -24,9 +25,17 @@ export class StartError extends Error {
 
 export async function serve(settings: Settings, only: readonly string[] = [], log?: Logger): Promise<Running> {
   log ??= createLogger({ level: settings.logLevel, file: settings.logFile || undefined });
-  const store = new RecordStore(recordsFile(settings));
+  let store: RecordStore;
+  try {
+    store = new RecordStore(recordsFile(settings), { mode: 'serve' });
+  } catch (err) {
+    if (err instanceof StoreLockedError) throw new StartError(err.message);
+    throw err;
+  }
+  if (store.recovered > 0) log.warn({ matches: store.recovered }, 'records: matches cut off by a crash marked aborted (reason crash)');
   const lifecycle = new Lifecycle(log);
   lifecycle.add({ name: 'record store', stop: () => store.close() });
+  lifecycle.add(startRetention(store, settings.records, log));
   const ctx: ServeContext = { settings, log, store };
   const servers: GameServer[] = [];
   try {

@@ -14,6 +14,12 @@ const cli = join(root, 'src', 'cli.ts');
 // The children run in a scratch directory, so the tsx loader is named by its absolute URL.
 const tsx = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 const dataDir = () => mkdtempSync(join(tmpdir(), 'spielhalle-cli-'));
+/** A data dir with an empty record store in it. */
+function emptyStore(): string {
+  const dir = dataDir();
+  new RecordStore(join(dir, 'spielhalle.db')).close();
+  return dir;
+}
 
 function run(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, ['--import', tsx, cli, ...args], {
@@ -46,7 +52,11 @@ describe('spielhalle CLI', () => {
       [['serve'], { SPIELHALLE_WEB_PORT: 'eighty' }, /SPIELHALLE_WEB_PORT: expected a number/],
       [['serve'], { SPIELHALLE_MIA_ANSWER_TIMEOUT_MS: '0' }, /invalid setting games\.mia\.answerTimeoutMs.*SPIELHALLE_MIA_ANSWER_TIMEOUT_MS/],
       [['bot', 'mia', '--strategy', 'psychic'], {}, /psychic/],
-      [['replay', 'no-such-match', '--data-dir', dataDir()], {}, /no match with id "no-such-match"/],
+      [['replay', 'no-such-match', '--data-dir', emptyStore()], {}, /no match with id "no-such-match"/],
+      [['replay', 'no-such-match', '--data-dir', join(dataDir(), 'nonexistent', 'x')], {}, /no record store at .*nonexistent/],
+      [['matches', '--data-dir', join(dataDir(), 'nonexistent')], {}, /no record store at/],
+      [['prune', '--older-than', 'soon', '--data-dir', emptyStore()], {}, /--older-than must be an age/],
+      [['prune', '--game', 'chess', '--older-than', '1d', '--data-dir', emptyStore()], {}, /unknown game "chess"/],
       [['frobnicate'], {}, /unknown command 'frobnicate'/],
     ];
     for (const [args, env, message] of cases) {
@@ -106,6 +116,27 @@ describe('spielhalle CLI', () => {
     expect(replay.code).toBe(0);
     expect(replay.stdout).toContain(`match ${finishedId} (mia), finished`);
     expect(replay.stdout).toMatch(/\* +<- PLAYER LOST;/);
+  }, SLOW);
+
+  it('prunes old matches and wire logs, and counts first with --dry-run', () => {
+    const dir = dataDir();
+    const store = new RecordStore(join(dir, 'spielhalle.db'));
+    const day = 86_400_000;
+    const old = store.startMatch({ game: 'dame', startedAt: Date.now() - 40 * day, seats: [] });
+    store.addWire({ matchId: old, game: 'dame', conn: 'a', at: Date.now() - 40 * day, dir: 'in', data: 'PLAY 1' });
+    store.finishMatch(old, { status: 'finished', endedAt: Date.now() - 40 * day, result: null });
+    const recent = store.startMatch({ game: 'dame', startedAt: Date.now() - day, seats: [] });
+    store.finishMatch(recent, { status: 'finished', endedAt: Date.now() - day, result: null });
+    store.close();
+    const dry = run(['prune', '--older-than', '30d', '--dry-run', '--data-dir', dir]);
+    expect(dry.stderr).toBe('');
+    expect(dry.stdout).toMatch(/^would delete 1 matches and 1 wire lines/);
+    const real = run(['prune', '--older-than', '30d', '--data-dir', dir]);
+    expect(real.code).toBe(0);
+    expect(real.stdout).toMatch(/^deleted 1 matches and 1 wire lines/);
+    const after = new RecordStore(join(dir, 'spielhalle.db'), { mode: 'read' });
+    expect(after.listMatches().map((m) => m.id)).toEqual([recent]);
+    after.close();
   }, SLOW);
 
   it('fails with exit code 1 and one line when the port is taken', async () => {

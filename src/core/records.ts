@@ -1,9 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { CRASH, SERVER_STOPPED } from './guard.js';
 
 /**
  * The record store: every match (a Mia round, a Dame game, ...) with its seats, events, result and
@@ -54,6 +55,47 @@ export interface WireRecord {
 export interface MatchDetail extends MatchRecord {
   events: EventRecord[];
   wire: WireRecord[];
+}
+
+/**
+ * How a process opens the store:
+ * - `serve`: the one process that serves. It holds a lock (a second `serve` on the same file is
+ *   refused), marks matches a crash left `running` as aborted with reason `crash`, and on a clean
+ *   close marks what is still running aborted with reason `server stopped`.
+ * - `write` (default): writes without recovering anything (tests, benches, `prune`).
+ * - `read`: read-only (`matches`, `replay`); the file must exist.
+ */
+export type StoreMode = 'serve' | 'write' | 'read';
+
+export interface StoreOptions {
+  /** How often queued writes go to the writer thread (ms). */
+  flushMs?: number;
+  mode?: StoreMode;
+}
+
+/** What `prune` removes: records older than a time, by game, and/or down to a size. */
+export interface PruneOptions {
+  /** Delete finished and aborted matches (with everything recorded of them) that ended before this (ms since epoch). */
+  matchesBefore?: number | undefined;
+  /** Delete wire logs (only) of matches that ended before this, and connection logs older than it. */
+  wireBefore?: number | undefined;
+  /** Then delete the oldest ended matches until the file's used pages are at most this many bytes. */
+  maxBytes?: number | undefined;
+  game?: string | undefined;
+  dryRun?: boolean | undefined;
+}
+
+export interface PruneResult {
+  matches: number;
+  wireLines: number;
+  /** Bytes of the file in use before and after (estimated after a dry run). */
+  bytesBefore: number;
+  bytesAfter: number;
+}
+
+/** Another process serves from this store. */
+export class StoreLockedError extends Error {
+  override readonly name = 'StoreLockedError';
 }
 
 export interface ListOptions {
@@ -170,25 +212,46 @@ export class RecordStore {
   /** Drains under way: the writer stays referenced (keeps the process alive) while any waits. */
   private draining = 0;
 
+  private readonly flushMs: number;
+  readonly mode: StoreMode;
+  private lock: Database.Database | null = null;
+  private readonly lockFile: string;
+  /** Matches found running (cut off by a crash) and marked aborted when this serving store opened. */
+  readonly recovered: number = 0;
+
   constructor(
-    file: string,
-    private readonly flushMs = 50,
+    private readonly file: string,
+    options: number | StoreOptions = {},
   ) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    const o = typeof options === 'number' ? { flushMs: options } : options;
+    this.flushMs = o.flushMs ?? 50;
+    this.mode = o.mode ?? 'write';
+    this.lockFile = `${file}.lock`;
+    const memory = file === ':memory:';
+    if (this.mode === 'read') {
+      if (!memory && !existsSync(file)) throw new Error(`no record store at ${file}`);
+      this.db = new Database(file, { readonly: true, fileMustExist: !memory });
+      this.db.pragma('busy_timeout = 5000');
+      if (this.schemaVersion > MIGRATIONS.length) throw new Error(`${file} was written by a newer Spielhalle (schema ${this.schemaVersion})`);
+      this.stmts = {} as Record<keyof typeof SQL, Database.Statement>;
+      return;
+    }
+    if (!memory) mkdirSync(dirname(file), { recursive: true });
+    if (this.mode === 'serve' && !memory) this.takeLock();
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
     this.migrate();
     this.stmts = Object.fromEntries(Object.entries(SQL).map(([k, sql]) => [k, this.db.prepare(sql)])) as Record<
       keyof typeof SQL,
       Database.Statement
     >;
-    // A match still "running" in the file was cut off by a crash or a kill: say so.
-    this.db
-      .prepare("UPDATE matches SET status = 'aborted', result = ? WHERE status = 'running'")
-      .run(JSON.stringify({ reason: 'server stopped before the match ended' }));
-    if (file !== ':memory:') {
+    // Only the serving process recovers: a match still "running" in the file was cut off by a
+    // crash or a kill (a clean stop marks its own). A reader must never touch live matches.
+    if (this.mode === 'serve') this.recovered = this.abortRunning(CRASH);
+    if (!memory) {
       this.writer = new Worker(WRITER, {
         eval: true,
         workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), sql: SQL, done: this.done.buffer },
@@ -198,6 +261,68 @@ export class RecordStore {
       });
       this.writer.on('error', (err) => this.onWriteError(err));
       this.writer.unref();
+    }
+  }
+
+  /**
+   * A second `serve` on the same file would recover (abort) the first one's live matches and
+   * interleave its writes: refuse it. The lock is an exclusive SQLite transaction on a side file,
+   * so the operating system releases it when the process dies, however it dies.
+   */
+  private takeLock(): void {
+    const lock = new Database(this.lockFile);
+    try {
+      lock.pragma('busy_timeout = 0');
+      lock.pragma('journal_mode = DELETE');
+      lock.exec('BEGIN EXCLUSIVE');
+    } catch (err) {
+      lock.close();
+      if ((err as { code?: string }).code === 'SQLITE_BUSY') {
+        throw new StoreLockedError(`${this.file} is in use by another 'spielhalle serve' (stop it first, or give this one another --data-dir)`);
+      }
+      throw err;
+    }
+    this.lock = lock;
+    try {
+      writeFileSync(`${this.lockFile}.pid`, `${process.pid}\n`);
+    } catch {
+      // Only informational.
+    }
+  }
+
+  private releaseLock(): void {
+    if (!this.lock) return;
+    try {
+      this.lock.close();
+    } catch {
+      // The lock goes with the process anyway.
+    }
+    this.lock = null;
+    rmSync(`${this.lockFile}.pid`, { force: true });
+  }
+
+  /** Marks every match still running as aborted with `reason`; returns how many. */
+  private abortRunning(reason: string): number {
+    return this.db
+      .prepare("UPDATE matches SET status = 'aborted', ended_at = COALESCE(ended_at, ?), result = ? WHERE status = 'running'")
+      .run(Date.now(), JSON.stringify({ reason })).changes;
+  }
+
+  /**
+   * The crash path (an exception no boundary caught): commit what is queued, mark every match
+   * still running aborted with reason `crash`, close. Synchronous, so that it completes before
+   * the process exits.
+   */
+  crash(): void {
+    if (this.closed) return;
+    try {
+      this.flush(true);
+    } finally {
+      this.closed = true;
+      if (this.mode !== 'read') this.abortRunning(CRASH);
+      void this.writer?.terminate();
+      this.db.close();
+      this.releaseLock();
     }
   }
 
@@ -227,6 +352,7 @@ export class RecordStore {
 
   private enqueue(op: Op): void {
     if (this.closed) return;
+    if (this.mode === 'read') throw new Error('the record store is open read-only');
     this.queue.push(op);
     if (this.queue.length >= 5000) this.send();
     else if (this.timer === null) {
@@ -397,10 +523,121 @@ export class RecordStore {
 
   close(): void {
     if (this.closed) return;
+    if (this.mode === 'read') {
+      this.closed = true;
+      this.db.close();
+      return;
+    }
     this.flush(true);
     this.closed = true;
     void this.writer?.terminate();
+    // A clean stop: the servers have recorded how their matches ended; anything still open
+    // stopped with the server (a crash says `crash` instead, on the next start).
+    if (this.mode === 'serve') this.abortRunning(SERVER_STOPPED);
     this.db.close();
+    this.releaseLock();
+  }
+
+  /** Bytes of the file in use (pages not on the free list). */
+  usedBytes(): number {
+    if (this.mode !== 'read') this.flush();
+    const pageSize = Number(this.db.pragma('page_size', { simple: true }));
+    const pages = Number(this.db.pragma('page_count', { simple: true }));
+    const free = Number(this.db.pragma('freelist_count', { simple: true }));
+    return (pages - free) * pageSize;
+  }
+
+  /**
+   * Deletes old records in small transactions, yielding between them so a serving process keeps
+   * playing (see PruneOptions). Running matches are never touched.
+   */
+  async prune(o: PruneOptions): Promise<PruneResult> {
+    if (this.mode === 'read') throw new Error('the record store is open read-only');
+    await this.drain();
+    const bytesBefore = this.usedBytes();
+    const game = o.game === undefined ? '' : ' AND game = ?';
+    const gameArgs = o.game === undefined ? [] : [o.game];
+    const result: PruneResult = { matches: 0, wireLines: 0, bytesBefore, bytesAfter: bytesBefore };
+    const batch = 200;
+    const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const wireOf = this.db.prepare('SELECT COUNT(*) AS n FROM wire WHERE match_id = ?');
+    const deleteMatch = this.db.prepare('DELETE FROM matches WHERE id = ?');
+    const deleteWire = this.db.prepare('DELETE FROM wire WHERE match_id = ?');
+    const deleteMatches = (ids: string[]): number => {
+      let wire = 0;
+      this.db.transaction(() => {
+        for (const id of ids) {
+          wire += o.dryRun ? (wireOf.get(id) as { n: number }).n : deleteWire.run(id).changes;
+          if (!o.dryRun) deleteMatch.run(id);
+        }
+      })();
+      return wire;
+    };
+    // Everything about matches that ended long enough ago.
+    if (o.matchesBefore !== undefined) {
+      const select = this.db.prepare(
+        `SELECT id FROM matches WHERE status != 'running' AND COALESCE(ended_at, started_at) < ?${game} ORDER BY started_at LIMIT ? OFFSET ?`,
+      );
+      let offset = 0;
+      for (;;) {
+        const ids = (select.all(o.matchesBefore, ...gameArgs, batch, o.dryRun ? offset : 0) as { id: string }[]).map((r) => r.id);
+        if (ids.length === 0) break;
+        result.wireLines += deleteMatches(ids);
+        result.matches += ids.length;
+        offset += ids.length;
+        await yieldNow();
+      }
+    }
+    // Wire logs only: the match stays (seats, events, result), its messages go.
+    if (o.wireBefore !== undefined) {
+      const select = this.db.prepare(
+        `SELECT id FROM matches WHERE status != 'running' AND COALESCE(ended_at, started_at) < ?${game}
+           AND EXISTS (SELECT 1 FROM wire WHERE match_id = matches.id) ORDER BY started_at LIMIT ? OFFSET ?`,
+      );
+      let offset = 0;
+      for (;;) {
+        const ids = (select.all(o.wireBefore, ...gameArgs, batch, o.dryRun ? offset : 0) as { id: string }[]).map((r) => r.id);
+        if (ids.length === 0) break;
+        this.db.transaction(() => {
+          for (const id of ids) result.wireLines += o.dryRun ? (wireOf.get(id) as { n: number }).n : deleteWire.run(id).changes;
+        })();
+        offset += ids.length;
+        await yieldNow();
+      }
+      // Lines of connections that never belonged to a match (rejected, never joined).
+      const loose = o.dryRun
+        ? (this.db.prepare(`SELECT COUNT(*) AS n FROM wire WHERE match_id IS NULL AND at < ?${game}`).get(o.wireBefore, ...gameArgs) as { n: number }).n
+        : this.db.prepare(`DELETE FROM wire WHERE match_id IS NULL AND at < ?${game}`).run(o.wireBefore, ...gameArgs).changes;
+      result.wireLines += loose;
+    }
+    // Down to a size: the oldest ended matches go first.
+    if (o.maxBytes !== undefined && !o.dryRun) {
+      const select = this.db.prepare(`SELECT id FROM matches WHERE status != 'running'${game} ORDER BY started_at LIMIT ?`);
+      while (this.usedBytes() > o.maxBytes) {
+        // Small steps: the cap is met by deleting little more than needed.
+        const ids = (select.all(...gameArgs, 25) as { id: string }[]).map((r) => r.id);
+        if (ids.length === 0) break;
+        result.wireLines += deleteMatches(ids);
+        result.matches += ids.length;
+        await yieldNow();
+      }
+    }
+    result.bytesAfter = o.dryRun ? Math.max(0, bytesBefore - this.estimateBytes(result)) : this.usedBytes();
+    return result;
+  }
+
+  /** Reclaims the free pages: the file shrinks to what is in use (blocks; for `prune --vacuum`). */
+  vacuum(): void {
+    if (this.mode === 'read') throw new Error('the record store is open read-only');
+    this.flush();
+    this.db.exec('VACUUM');
+  }
+
+  /** A rough size of what a dry run would delete: the average wire line and match row. */
+  private estimateBytes(r: PruneResult): number {
+    const wire = this.db.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(data)), 0) AS bytes FROM wire').get() as { n: number; bytes: number };
+    const perLine = wire.n > 0 ? wire.bytes / wire.n + 40 : 0;
+    return Math.round(r.wireLines * perLine + r.matches * 300);
   }
 
   private toMatch(r: MatchRow): MatchRecord {

@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerOpts, type Socket } from 'node:net';
 import type { ServerStatus } from './game-server.js';
+import { HostCounter, RateLimitedWarn, hostOf } from './hosts.js';
 import type { Logger } from './log.js';
 
 /**
@@ -14,12 +15,53 @@ export interface TcpListenOptions {
   readonly port: number;
   readonly server?: ServerOpts;
   readonly maxConnections?: number | undefined;
+  /**
+   * Open connections one remote IP may hold (0: no cap). A connection over the cap goes to
+   * `onRefused` (which may write the protocol's error) and is then closed, never to `onSocket`.
+   */
+  readonly maxConnectionsPerHost?: number | undefined;
+  readonly onRefused?: ((socket: Socket, host: string) => void) | undefined;
   readonly log: Logger;
   readonly onSocket: (socket: Socket) => void;
 }
 
+/**
+ * The connection handler with the per-host cap in front of it: counts open sockets per remote IP,
+ * refuses (rate-limited warn) those over the cap, and guards the handler so that an exception
+ * while accepting closes that one socket, never the server.
+ */
+export function perHostGate(o: TcpListenOptions): { handler: (socket: Socket) => void; hosts: HostCounter } {
+  const hosts = new HostCounter(o.maxConnectionsPerHost ?? 0);
+  const warn = new RateLimitedWarn(o.log);
+  const handler = (socket: Socket): void => {
+    const host = hostOf(socket.remoteAddress);
+    if (!hosts.tryAdd(host)) {
+      warn.warn(`conn:${host}`, { host, limit: hosts.limit }, 'connection refused: too many connections from this host');
+      try {
+        o.onRefused?.(socket, host);
+      } catch (err) {
+        o.log.error({ err, host }, 'failed to refuse a connection');
+      }
+      socket.on('error', () => {});
+      if (!socket.destroyed) socket.end();
+      const timer = setTimeout(() => socket.destroy(), 2000);
+      timer.unref();
+      socket.once('close', () => clearTimeout(timer));
+      return;
+    }
+    socket.once('close', () => hosts.remove(host));
+    try {
+      o.onSocket(socket);
+    } catch (err) {
+      o.log.error({ err, host }, 'failed to accept a connection');
+      socket.destroy();
+    }
+  };
+  return { handler, hosts };
+}
+
 export async function listenTcp(o: TcpListenOptions): Promise<{ server: Server; port: number }> {
-  const server = createServer(o.server ?? {}, o.onSocket);
+  const server = createServer(o.server ?? {}, perHostGate(o).handler);
   if (o.maxConnections !== undefined) server.maxConnections = o.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -142,11 +142,12 @@ describe('RecordStore', () => {
     const b = store.startMatch({ game: 'mia', startedAt: 2000, seats: [] });
     store.close();
 
-    const again = new RecordStore(file);
+    const again = new RecordStore(file, { mode: 'serve' });
     const list = again.listMatches({ game: 'mia' });
     expect(list.map((m) => m.id)).toEqual([b, a]);
-    // b was still running when the store closed: it is marked aborted on reopening
-    expect(list[0]!.status).toBe('aborted');
+    // b was still running when a writer (not a serving process) closed: the next serving process
+    // takes it for cut off by a crash.
+    expect(list[0]).toMatchObject({ status: 'aborted', result: { reason: 'crash' } });
     const detail = again.getMatch(a)!;
     expect(detail).toMatchObject({ seed: '7', status: 'finished', endedAt: 1003, result: { winner: 'x' } });
     expect(detail.events).toEqual([{ seq: 1, at: 1001, seat: 0, type: 'roll', data: null }]);
