@@ -49,6 +49,8 @@ export interface ConnectionSettings {
 export interface ConnectionOptions extends ConnectionSettings {
   id: string;
   address: string;
+  /** The client's IP, what per-host limits count by. */
+  host: string;
   games: DameGames;
   transport: Transport;
   clock: Clock;
@@ -82,6 +84,7 @@ const BUFFER_MAX = 600;
 export class Connection implements SeatPeer {
   readonly conn: string;
   readonly address: string;
+  readonly host: string;
   private phase: Phase = 'greeting';
   private readonly framer = new LineFramer(MAX_LINE_BYTES);
   private readonly log: Logger;
@@ -99,6 +102,7 @@ export class Connection implements SeatPeer {
   constructor(private readonly o: ConnectionOptions) {
     this.conn = o.id;
     this.address = o.address;
+    this.host = o.host;
     this.log = connectionLogger(o.log, { game: GAME, conn: o.id });
     this.log.debug({ address: o.address }, 'connected');
   }
@@ -135,8 +139,31 @@ export class Connection implements SeatPeer {
     this.timer?.cancel();
     this.timer = this.o.clock.setTimeout(() => {
       this.timer = null;
-      fn();
+      this.guarded(fn);
     }, ms);
+  }
+
+  /** Runs a timer's work: an exception in it ends this connection (and its game), nothing more. */
+  private guarded(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.crash(err);
+    }
+  }
+
+  /**
+   * A bug while handling this connection: logged with its stack; a seated client's game is
+   * aborted (`internal error`, every seat gets the internal-error line), otherwise only this
+   * connection gets it and is closed.
+   */
+  crash(err: unknown): void {
+    this.log.error({ err, phase: this.phase }, 'internal error: dropping the connection');
+    try {
+      if (this.phase === 'seated' && this.match && this.isOpen()) this.match.abort(err);
+    } finally {
+      this.fail({ code: 'internal' });
+    }
   }
 
   // ---- bytes in -------------------------------------------------------------------------------
@@ -211,9 +238,10 @@ export class Connection implements SeatPeer {
     let match = this.o.games.get(line.gameId);
     if (!match) {
       if (!this.o.autoCreate) return this.fail({ code: 'game-not-found' });
-      const created = this.o.games.create({ id: line.gameId });
+      const created = this.o.games.create({ id: line.gameId, host: this.host });
       if (!created.ok) {
-        this.log.warn({ gameId: line.gameId, error: created.error }, 'cannot create the game');
+        // A full table and a host over its share are logged (rate-limited) by the games.
+        if (created.error !== 'full' && created.error !== 'host-limit') this.log.warn({ gameId: line.gameId, error: created.error }, 'cannot create the game');
         return this.fail({ code: 'game-not-found' });
       }
       match = created.value;
@@ -252,7 +280,7 @@ export class Connection implements SeatPeer {
       if (wait > 0) {
         this.pacing = this.o.clock.setTimeout(() => {
           this.pacing = null;
-          this.pump();
+          this.guarded(() => this.pump());
         }, wait);
         return;
       }

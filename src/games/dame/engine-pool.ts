@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { guard } from '../../core/guard.js';
 import { silentLogger, type Logger } from '../../core/log.js';
 import type { EngineRequest, EngineResponse } from './engine-worker.js';
 import { initialState, type DameState, type SingleMove } from './rules.js';
@@ -100,7 +101,14 @@ export class DameEnginePool implements DameMoveSource {
     }
     if (slot.job !== job) return; // closed meanwhile
     const request: EngineRequest = { ...job.request, id: job.id };
-    worker.postMessage(request);
+    try {
+      worker.postMessage(request);
+    } catch (error) {
+      // E.g. a state that cannot be cloned: this request fails, the worker and the queue go on.
+      slot.job = null;
+      job.reject(error instanceof Error ? error : new Error(String(error)));
+      this.dispatch();
+    }
   }
 
   private ensureWorker(slot: Slot): Promise<Worker> {
@@ -115,14 +123,18 @@ export class DameEnginePool implements DameMoveSource {
     if (this.closed) throw new Error('the Dame engine is closed');
     const worker = new Worker(url);
     worker.unref();
-    worker.on('message', (response: EngineResponse) => {
-      const job = slot.job;
-      if (job?.id !== response.id) return;
-      slot.job = null;
-      if (response.ok) job.resolve(response.move);
-      else job.reject(new Error(response.error));
-      this.dispatch();
-    });
+    // Worker events are entries from I/O: a bug in handling one is logged, the server goes on.
+    worker.on(
+      'message',
+      guard(this.log, 'engine worker message', (response: EngineResponse) => {
+        const job = slot.job;
+        if (job?.id !== response.id) return;
+        slot.job = null;
+        if (response.ok) job.resolve(response.move);
+        else job.reject(new Error(response.error));
+        this.dispatch();
+      }),
+    );
     const fail = (why: string): void => {
       if (slot.worker === worker) slot.worker = null;
       const job = slot.job;
@@ -130,14 +142,20 @@ export class DameEnginePool implements DameMoveSource {
       job?.reject(new Error(why));
       if (!this.closed) this.dispatch();
     };
-    worker.on('error', (err) => {
-      this.log.error({ err }, 'engine worker failed');
-      fail(`the engine failed: ${err.message}`);
-    });
-    worker.on('exit', (code) => {
-      if (!this.closed) this.log.warn({ code }, 'engine worker exited');
-      fail('the engine stopped');
-    });
+    worker.on(
+      'error',
+      guard(this.log, 'engine worker error', (err: Error) => {
+        this.log.error({ err }, 'engine worker failed');
+        fail(`the engine failed: ${err.message}`);
+      }),
+    );
+    worker.on(
+      'exit',
+      guard(this.log, 'engine worker exit', (code: number) => {
+        if (!this.closed) this.log.warn({ code }, 'engine worker exited');
+        fail('the engine stopped');
+      }),
+    );
     slot.worker = worker;
     return worker;
   }

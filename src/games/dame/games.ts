@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
+import { RateLimitedWarn } from '../../core/hosts.js';
 import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
 import { err, ok, type Result } from '../../core/result.js';
@@ -25,6 +26,8 @@ export interface CreateGameOptions {
   engineSeat?: Seat | null;
   /** A start position other than the initial one (tests and analysis; the side to move moves first). */
   start?: DameState;
+  /** The IP of the client whose `ID` creates the game: counted against its share (`maxGamesPerHost`). */
+  host?: string;
 }
 
 export interface GamesOptions {
@@ -33,6 +36,10 @@ export interface GamesOptions {
   engineTimeMs: number | null;
   timing: MatchTiming;
   maxGames: number;
+  /** Waiting games one host may have created with its `ID`; 0: no cap. */
+  maxGamesPerHost?: number;
+  /** See `DameServerOptions.idleSeatTimeoutMs`; 0: never. */
+  idleSeatTimeoutMs?: number;
   clock: Clock;
   log: Logger;
   store: RecordStore | null;
@@ -42,7 +49,7 @@ export interface GamesOptions {
   idFactory?: () => string;
 }
 
-export type CreateGameError = 'invalid-id' | 'exists' | 'full' | 'invalid-move-time';
+export type CreateGameError = 'invalid-id' | 'exists' | 'full' | 'invalid-move-time' | 'host-limit';
 
 const RECENT = 20;
 const ID_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -67,8 +74,11 @@ export class DameGames {
   /** Ended games, newest first, for the dashboard. */
   private readonly recent: DameGameRow[] = [];
   private played = 0;
+  private readonly warn: RateLimitedWarn;
 
-  constructor(private readonly o: GamesOptions) {}
+  constructor(private readonly o: GamesOptions) {
+    this.warn = new RateLimitedWarn(o.log, 10_000, () => o.clock.now());
+  }
 
   get size(): number {
     return this.games.size;
@@ -94,7 +104,15 @@ export class DameGames {
       do id = factory();
       while (this.games.has(id));
     }
-    if (!this.makeRoom()) return err('full');
+    const host = options.host;
+    if (host !== undefined && !this.hasShare(host)) {
+      this.warn.warn(`games:${host}`, { host, limit: this.o.maxGamesPerHost }, 'game refused: this host holds as many waiting games as it may');
+      return err('host-limit');
+    }
+    if (!this.makeRoom()) {
+      this.warn.warn('full', { maxGames: this.o.maxGames }, 'game refused: the table is full');
+      return err('full');
+    }
     const engineSeat = options.engineSeat ?? null;
     const match = new Match({
       id,
@@ -110,11 +128,33 @@ export class DameGames {
       engine: engineSeat === null ? null : this.o.engine(),
       publish: this.o.publish,
       onEnded: (m) => this.ended(m),
+      creatorHost: host ?? null,
+      idleSeatTimeoutMs: this.o.idleSeatTimeoutMs ?? 0,
+      onIdleClosed: (m) => this.remove(m),
     });
     this.games.set(id, match);
     this.o.log.info({ gameId: id, moveTimeMs, engineSeat }, 'game created');
     this.o.publish('gameCreated', match.row());
     return ok(match);
+  }
+
+  /** Waiting games that `host` created with its `ID`: what counts against its share. */
+  heldBy(host: string): number {
+    let n = 0;
+    for (const m of this.games.values()) if (m.heldBy(host)) n++;
+    return n;
+  }
+
+  private hasShare(host: string): boolean {
+    const limit = this.o.maxGamesPerHost ?? 0;
+    return limit <= 0 || this.heldBy(host) < limit;
+  }
+
+  /** A game that was closed before it started leaves the table. */
+  private remove(match: Match): void {
+    if (this.games.get(match.id) !== match) return;
+    this.games.delete(match.id);
+    this.o.log.info({ gameId: match.id }, 'game removed');
   }
 
   /** Every game in memory, oldest first. */
@@ -144,7 +184,10 @@ export class DameGames {
     for (const pass of ['over', 'empty'] as const) {
       for (const [id, m] of this.games) {
         if (this.games.size < this.o.maxGames) return true;
-        if (pass === 'over' ? m.status === 'over' : m.status === 'waiting' && m.empty) this.games.delete(id);
+        if (pass === 'over' ? m.status === 'over' : m.status === 'waiting' && m.empty) {
+          this.games.delete(id);
+          m.discard();
+        }
       }
     }
     return this.games.size < this.o.maxGames;

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
+import { guard } from '../../core/guard.js';
+import { RateLimitedWarn } from '../../core/hosts.js';
 import type { GameServer } from '../../core/game-server.js';
 import type { Stoppable } from '../../core/lifecycle.js';
 import type { GameCommands, GameModule, ServeContext } from '../types.js';
@@ -8,7 +10,7 @@ import { DameClient } from './client.js';
 import { registerDameBotCommand } from './commands.js';
 import { botPlayer } from './players.js';
 import { verifyDameMatch } from './replay.js';
-import { DameServer } from './server.js';
+import { DameGameError, DameServer } from './server.js';
 import { dameServerOptions } from './settings.js';
 import { registerDameWebRoutes } from './web.js';
 
@@ -24,29 +26,56 @@ function dameOf(server: GameServer): DameServer {
   return server;
 }
 
-/** One house game after another: the server's engine seat (White) against the greedy bot as a real client. */
+/**
+ * One house game after another: the server's engine seat (White) against a client bot (Black) as a
+ * real network client. Every step is guarded: a game that cannot be created (a full table) or a
+ * round that fails is logged (rate-limited) and tried again after `housePauseMs`, so the loop
+ * never stops and never takes the process down.
+ */
 function startHouseBots(ctx: ServeContext, server: GameServer): Promise<Stoppable[]> {
   const s = ctx.settings.games.dame;
   const dame = dameOf(server);
+  const log = ctx.log.child({ game: 'dame', part: 'house' });
+  const warn = new RateLimitedWarn(log, 60_000);
   const parts: Stoppable[] = [];
   for (let i = 0; i < s.houseGames; i++) {
     let client: DameClient | null = null;
     let stopped = false;
     let timer: NodeJS.Timeout | null = null;
-    const next = (round: number): void => {
+    let round = 0;
+    const later = (): void => {
       if (stopped) return;
-      const gameId = dame.createGame({ name: `House game ${i + 1}.${round}`, moveTimeMs: s.houseMoveTimeMs, engineSeat: 0 });
-      const bot = createDameBot(round % 2 === 0 ? 'greedy' : 'depth2');
-      client = new DameClient({ host: '127.0.0.1', port: dame.info().port, gameId, seat: 1, player: botPlayer(bot, `house:${i}:${round}`), log: ctx.log.child({ bot: `dame-house-${i}` }) });
-      void client.run().then(
-        () => {
-          timer = setTimeout(() => next(round + 1), 3000);
-          timer.unref();
-        },
-        (err: unknown) => ctx.log.warn({ err }, 'dame house game failed'),
-      );
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(next, s.housePauseMs);
+      timer.unref();
     };
-    next(0);
+    const next = guard(
+      log,
+      'dame house game',
+      () => {
+        timer = null;
+        if (stopped) return;
+        let gameId: string;
+        try {
+          gameId = dame.createGame({ name: `House game ${i + 1}.${round}`, moveTimeMs: s.houseMoveTimeMs, engineSeat: 0 });
+        } catch (err) {
+          if (!(err instanceof DameGameError)) throw err;
+          warn.warn(`house:${err.code}`, { code: err.code, house: i + 1 }, `cannot create a house game (${err.message}): trying again later`);
+          later();
+          return;
+        }
+        const bot = createDameBot(round % 2 === 0 ? 'greedy' : 'depth2');
+        client = new DameClient({ host: '127.0.0.1', port: dame.info().port, gameId, seat: 1, player: botPlayer(bot, `house:${i}:${round}`), log: ctx.log.child({ bot: `dame-house-${i}` }) });
+        round++;
+        void client.run().then(later, (err: unknown) => {
+          log.warn({ err }, 'dame house game failed');
+          later();
+        });
+      },
+      // Anything else that throws is logged with its stack by guard; the loop goes on.
+      () => later(),
+    );
+    next();
     parts.push({
       name: `dame house game ${i + 1}`,
       stop: () => {
@@ -64,6 +93,7 @@ interface NewFlags {
   moveTime?: string;
   engineSeat?: string;
   url: string;
+  token?: string;
 }
 
 function registerNewCommand(program: Command): void {
@@ -76,6 +106,7 @@ function registerNewCommand(program: Command): void {
     .option('--move-time <ms>', 'the time per move in ms (default: the server\'s, 3000)')
     .option('--engine-seat <0|1>', 'our engine takes this seat (0 = White, 1 = Black)')
     .option('--url <url>', 'the dashboard of the running server', 'http://127.0.0.1:8080')
+    .option('--token <token>', 'the dashboard token, when it listens beyond loopback (default: SPIELHALLE_WEB_TOKEN)')
     .action(async (opts: NewFlags) => {
       const body: Record<string, unknown> = {};
       if (opts.name !== undefined) body.name = opts.name;
@@ -90,7 +121,9 @@ function registerNewCommand(program: Command): void {
       }
       let response: Response;
       try {
-        response = await fetch(new URL('/api/dame/games', opts.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const token = opts.token ?? process.env.SPIELHALLE_WEB_TOKEN;
+        const headers: Record<string, string> = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+        response = await fetch(new URL('/api/dame/games', opts.url), { method: 'POST', headers, body: JSON.stringify(body) });
       } catch (err) {
         throw new Error(`cannot reach ${opts.url} (is \`spielhalle serve\` running?): ${(err as Error).message}`);
       }

@@ -1,4 +1,5 @@
-import type { Clock } from '../../core/clock.js';
+import type { Clock, Timer } from '../../core/clock.js';
+import { INTERNAL_ERROR } from '../../core/guard.js';
 import type { Logger } from '../../core/log.js';
 import { matchesTotal } from '../../core/metrics.js';
 import type { RecordStore } from '../../core/records.js';
@@ -41,6 +42,12 @@ export interface MatchOptions {
   engine: DameMoveSource | null;
   publish: (type: string, data: unknown) => void;
   onEnded?: (match: Match) => void;
+  /** The IP whose `ID` created this game (auto-create); null for games created by the API. */
+  creatorHost?: string | null;
+  /** A game not started this long after a client's seat (or its creation by `ID`) is closed; 0: never. */
+  idleSeatTimeoutMs?: number;
+  /** The game was closed for want of an opponent (see `idleSeatTimeoutMs`). */
+  onIdleClosed?: (match: Match) => void;
 }
 
 const GAME = 'dame';
@@ -63,6 +70,11 @@ export class Match {
   private endedAt: number | null = null;
   private result: DameResultRow | null = null;
   private readonly log: Logger;
+  /** Fires when the game has waited too long for its seats (`idleSeatTimeoutMs`). */
+  private idle: Timer | null = null;
+  /** Closed before it started (no opponent came, or dropped from the table): takes nobody. */
+  private discarded = false;
+  readonly creatorHost: string | null;
 
   constructor(private readonly o: MatchOptions) {
     this.id = o.id;
@@ -72,6 +84,8 @@ export class Match {
     this.state = o.start;
     this.log = o.log.child({ gameId: o.id });
     this.seats = [newSeat(0, o.engineSeat === 0), newSeat(1, o.engineSeat === 1)];
+    this.creatorHost = o.creatorHost ?? null;
+    if (this.creatorHost !== null) this.armIdle();
   }
 
   get status(): DameGameStatus {
@@ -87,6 +101,31 @@ export class Match {
     return this.seats.every((s) => s.kind !== 'client');
   }
 
+  /**
+   * A waiting game that `host` created with its `ID`: what counts against its share. (Seats do not
+   * count: the house games' and the dashboard players' clients all sit in games from loopback.)
+   */
+  heldBy(host: string): boolean {
+    return this.creatorHost === host && this.phase === 'waiting' && !this.discarded;
+  }
+
+  /** The game leaves the table before it started: its timer stops and nobody can join it any more. */
+  discard(): void {
+    this.discarded = true;
+    this.idle?.cancel();
+    this.idle = null;
+  }
+
+  /**
+   * A bug outside the match's own handlers (e.g. in a seated connection) ends this game: every
+   * seat gets the internal-error line, a started game is recorded aborted with `internal error`.
+   */
+  abort(err: unknown): void {
+    this.guard(undefined, () => {
+      throw err;
+    });
+  }
+
   // ---- from connections ------------------------------------------------------------------------
 
   /**
@@ -95,6 +134,7 @@ export class Match {
    */
   join(peer: SeatPeer, request: number | null): Seat | null {
     return this.guard(null, () => {
+      if (this.discarded) return null;
       if (this.phase === 'over') {
         const seat = request ?? 0;
         if (seat !== 0 && seat !== 1) return null;
@@ -117,7 +157,10 @@ export class Match {
       this.o.publish('seatTaken', { gameId: this.id, seat, name: s.name, address: peer.address });
       peer.send(playersGroup(this.seats, seat));
       if (this.seats.every((x) => x.kind !== 'open')) this.start();
-      else this.goIdle(s);
+      else {
+        this.armIdle();
+        this.goIdle(s);
+      }
       return seat;
     });
   }
@@ -170,6 +213,8 @@ export class Match {
 
   /** Server stop: a running game is recorded as aborted; connections are closed by the server. */
   stop(): void {
+    this.idle?.cancel();
+    this.idle = null;
     for (const s of this.seats) cancelTimers(s);
     if (this.phase === 'over') return;
     if (this.phase === 'running') this.end(null, 'server stopped', 'aborted');
@@ -179,6 +224,8 @@ export class Match {
   // ---- the game cycle ---------------------------------------------------------------------------
 
   private start(): void {
+    this.idle?.cancel();
+    this.idle = null;
     const now = this.o.clock.now();
     this.phase = 'running';
     this.startedAt = now;
@@ -205,6 +252,36 @@ export class Match {
     const s = this.seats[seatOfSide(this.state)];
     if (s.kind === 'engine') this.engineMove();
     else this.requestMove(s);
+  }
+
+  /** (Re)starts the wait for the game to start: each client that takes a seat gets the full time. */
+  private armIdle(): void {
+    const ms = this.o.idleSeatTimeoutMs ?? 0;
+    if (ms <= 0 || this.phase !== 'waiting') return;
+    this.idle?.cancel();
+    this.idle = this.o.clock.setTimeout(() => this.guard(undefined, () => this.closeIdle()), ms);
+  }
+
+  /**
+   * Nobody came to play: the seated clients are disconnected (the protocol has no line for this,
+   * so the connection just ends after what was already queued), their seats are freed, and a game
+   * created by a client's `ID` leaves the table. Nothing is recorded: the game never started.
+   */
+  private closeIdle(): void {
+    this.idle = null;
+    if (this.phase !== 'waiting' || this.discarded) return;
+    const waiting = this.seats.filter((s) => s.kind === 'client');
+    this.log.info({ seats: waiting.map((s) => ({ seat: s.seat, conn: s.peer?.conn ?? null })), idleMs: this.o.idleSeatTimeoutMs }, 'no opponent came: closing the game');
+    for (const s of waiting) {
+      const peer = s.peer;
+      this.freeSeat(s);
+      peer?.close();
+    }
+    if (this.creatorHost !== null) {
+      this.discard();
+      this.o.publish('gameClosed', { gameId: this.id, reason: 'idle' });
+      this.o.onIdleClosed?.(this);
+    }
   }
 
   private goIdle(s: SeatState): void {
@@ -349,6 +426,8 @@ export class Match {
   private end(final: DameState | null, reason: string, status: 'finished' | 'aborted'): void {
     if (this.phase === 'over') return;
     this.phase = 'over';
+    this.idle?.cancel();
+    this.idle = null;
     const now = this.o.clock.now();
     this.endedAt = now;
     if (final) this.state = final;
@@ -420,7 +499,7 @@ export class Match {
     try {
       return fn();
     } catch (err) {
-      this.log.error({ err }, 'match failed');
+      this.log.error({ err }, 'match failed: internal error');
       for (const s of this.seats) {
         cancelTimers(s);
         if (s.peer && !s.failed) {
@@ -428,7 +507,7 @@ export class Match {
           s.peer.fail({ code: 'internal' });
         }
       }
-      if (this.phase !== 'over') this.end(null, 'internal error', 'aborted');
+      if (this.phase !== 'over') this.end(null, INTERNAL_ERROR, 'aborted');
       return fallback;
     }
   }

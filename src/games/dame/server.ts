@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { hostOf } from '../../core/hosts.js';
 import { TcpEndpoint } from '../../core/tcp.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { EventHub, type GameServer, type ServerInfo, type SpectatorEvent } from '../../core/game-server.js';
@@ -42,6 +43,19 @@ export interface DameServerOptions {
   /** Games held in memory (ended ones are dropped first). */
   maxGames: number;
   maxConnections: number;
+  /** Open connections one client IP may hold (0: no cap); one more is closed at once, without a line. */
+  maxConnectionsPerHost: number;
+  /**
+   * Waiting games one client IP may have created with `ID` (0: no cap): an `ID` that would create
+   * one more gets `- Game does not exist`. Games it joins do not count.
+   */
+  maxGamesPerHost: number;
+  /**
+   * A game that has not started this long after a client took a seat (or after a client's `ID`
+   * created it) is closed: its seated clients are disconnected without a line (the protocol has
+   * none for it), and a game created by `ID` is removed. 0: never.
+   */
+  idleSeatTimeoutMs: number;
   /** A client that lets this much output pile up unread is dropped. */
   maxOutputBytes: number;
   /** How long a closed connection may stay half-open before its socket is destroyed. */
@@ -72,6 +86,9 @@ export const DAME_DEFAULTS = {
   engineThreads: 1,
   maxGames: 1000,
   maxConnections: 1000,
+  maxConnectionsPerHost: 100,
+  maxGamesPerHost: 10,
+  idleSeatTimeoutMs: 600_000,
   maxOutputBytes: 1024 * 1024,
   lingerMs: 2000,
 } as const satisfies Omit<DameServerOptions, 'log' | 'store'>;
@@ -85,6 +102,7 @@ export class DameGameError extends Error {
         exists: 'a game with this id exists',
         full: 'the server holds as many games as it may',
         'invalid-move-time': 'the move time must be a whole number of ms from 1 to 3600000',
+        'host-limit': 'this host holds as many waiting games as it may',
       }[code],
     );
   }
@@ -111,6 +129,7 @@ export class DameServer implements GameServer {
       port: o.port,
       server: { noDelay: true, allowHalfOpen: false },
       maxConnections: o.maxConnections,
+      maxConnectionsPerHost: o.maxConnectionsPerHost,
       log: this.log,
       onSocket: (socket) => this.accept(socket),
     });
@@ -120,6 +139,8 @@ export class DameServer implements GameServer {
       engineTimeMs: o.engineTimeMs,
       timing: { waitIdleMs: o.waitIdleMs, okwaitTimeoutMs: o.okwaitTimeoutMs, graceMs: o.graceMs },
       maxGames: o.maxGames,
+      maxGamesPerHost: o.maxGamesPerHost,
+      idleSeatTimeoutMs: o.idleSeatTimeoutMs,
       clock: this.clock,
       log: this.log,
       store: o.store,
@@ -130,8 +151,7 @@ export class DameServer implements GameServer {
   }
 
   async start(): Promise<void> {
-    if (!(await this.tcp.open())) return;
-    this.log.info({ host: this.o.host, port: this.tcp.port, mode: this.o.mode }, 'Dame server listening');
+    await this.tcp.open();
   }
 
   async stop(): Promise<void> {
@@ -193,12 +213,14 @@ export class DameServer implements GameServer {
     try {
       const n = ++this.connectionCount;
       const address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? n}`;
+      const host = hostOf(socket.remoteAddress);
       socket.setNoDelay(true);
       socket.setKeepAlive(true, 10_000);
       let lingering: NodeJS.Timeout | null = null;
       const connection = new Connection({
         id: `${address}#${n}`,
         address,
+        host,
         mode: this.o.mode,
         motd: this.o.motd,
         motdDelayMs: this.o.motdDelayMs,
@@ -232,8 +254,8 @@ export class DameServer implements GameServer {
         try {
           connection.receive(chunk);
         } catch (err) {
-          this.log.error({ err, conn: address }, 'failed to handle client data');
-          connection.fail({ code: 'internal' });
+          // A bug ends this connection (and the game it sits in, recorded as aborted), nothing more.
+          connection.crash(err);
         }
       });
       socket.on('error', (err) => this.log.debug({ err, conn: address }, 'socket error'));

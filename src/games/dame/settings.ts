@@ -30,10 +30,18 @@ export const dameSettingsSchema = z
     engineThreads: z.number().int().min(1).max(64),
     maxGames: z.number().int().min(1).max(100_000),
     maxConnections: z.number().int().min(1).max(100_000),
+    /** Open connections one client IP may hold (0: no cap). */
+    maxConnectionsPerHost: z.number().int().min(0).max(100_000),
+    /** Waiting games one client IP may have created with its `ID` (0: no cap). */
+    maxGamesPerHost: z.number().int().min(0).max(100_000),
+    /** A game that has not started this long after a client took a seat (or created it) is closed; 0: never. */
+    idleSeatTimeoutMs: z.number().int().min(0).max(86_400_000),
     /** House games `npm start` keeps going: the engine (White) against a client bot (Black). */
     houseGames: z.number().int().min(0).max(8),
     /** Move time of house games (shorter than a student's, so there is more to watch). */
     houseMoveTimeMs: ms,
+    /** Pause between two house games, and before trying again when one could not be created. */
+    housePauseMs: z.number().int().min(10).max(600_000),
   })
   .strict();
 
@@ -55,8 +63,12 @@ export const DAME_SETTINGS: DameSettings = {
   engineThreads: DAME_DEFAULTS.engineThreads,
   maxGames: DAME_DEFAULTS.maxGames,
   maxConnections: DAME_DEFAULTS.maxConnections,
+  maxConnectionsPerHost: DAME_DEFAULTS.maxConnectionsPerHost,
+  maxGamesPerHost: DAME_DEFAULTS.maxGamesPerHost,
+  idleSeatTimeoutMs: DAME_DEFAULTS.idleSeatTimeoutMs,
   houseGames: 1,
   houseMoveTimeMs: 1000,
+  housePauseMs: 3000,
 };
 
 /** The server options for these settings (`host` is the top-level `settings.host`). */
@@ -78,6 +90,9 @@ export function dameServerOptions(s: DameSettings, host: string, log: Logger, st
     engineThreads: s.engineThreads,
     maxGames: s.maxGames,
     maxConnections: s.maxConnections,
+    maxConnectionsPerHost: s.maxConnectionsPerHost,
+    maxGamesPerHost: s.maxGamesPerHost,
+    idleSeatTimeoutMs: s.idleSeatTimeoutMs,
     log,
     store,
   };

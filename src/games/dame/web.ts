@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
+import { guard } from '../../core/guard.js';
 import type { Logger } from '../../core/log.js';
 import { DameClient, type DameClientResult } from './client.js';
 import { boardLines, formatMove, squareName } from './notation.js';
@@ -112,7 +113,14 @@ export function registerDameWebRoutes(app: FastifyInstance, server: DameServer, 
         log: deps.log.child({ game: 'dame', part: 'browser-player', player: name }),
       });
       sessions.add(session);
-      void session.run().finally(() => sessions.delete(session));
+      session
+        .run()
+        .catch((err: unknown) => {
+          // A bug in this browser's seat ends that seat (its client disconnects), nothing more.
+          deps.log.error({ err, game: 'dame', gameId: game }, 'browser seat failed: internal error');
+          session.abort();
+        })
+        .finally(() => sessions.delete(session));
     },
   });
 }
@@ -180,14 +188,24 @@ class BrowserSeat {
     return [{ gameId: this.o.gameId, seat: this.seat, name: this.o.name, address: this.address, since: this.since }];
   }
 
+  /** After an internal error: the protocol client goes (a disconnect for the server), the browser is told. */
+  abort(): void {
+    this.client.stop();
+    if (this.socket.readyState === OPEN) this.socket.close(1011, 'internal error');
+  }
+
   async run(): Promise<void> {
-    const off = this.server.subscribe((event) => {
-      const data = event.data as { gameId?: unknown } | null;
-      if (data?.gameId === this.o.gameId && this.result === null) this.push();
-    });
-    this.socket.on('message', (data: RawData) => this.command(data));
-    this.socket.on('close', () => this.client.stop());
-    this.socket.on('error', () => this.client.stop());
+    // Every entry from the browser or the server's events is guarded: a bug ends this seat only.
+    const fail = (): void => this.abort();
+    const off = this.server.subscribe(
+      guard(this.o.log, 'browser seat event', (event: { data: unknown }) => {
+        const data = event.data as { gameId?: unknown } | null;
+        if (data?.gameId === this.o.gameId && this.result === null) this.push();
+      }, fail),
+    );
+    this.socket.on('message', guard(this.o.log, 'browser seat message', (data: RawData) => this.command(data), fail));
+    this.socket.on('close', guard(this.o.log, 'browser seat close', () => this.client.stop()));
+    this.socket.on('error', guard(this.o.log, 'browser seat error', () => this.client.stop()));
     this.push();
     try {
       const result = await this.client.run();

@@ -48,9 +48,10 @@ export class RawClient {
     });
   }
 
-  static open(port: number): Promise<RawClient> {
+  /** `localAddress`: the client's own address, e.g. 127.0.0.2 for an attacker the server can tell apart. */
+  static open(port: number, localAddress?: string): Promise<RawClient> {
     return new Promise((resolve, reject) => {
-      const socket = connect({ host: '127.0.0.1', port, noDelay: true });
+      const socket = connect({ host: '127.0.0.1', port, noDelay: true, ...(localAddress === undefined ? {} : { localAddress }) });
       socket.once('connect', () => resolve(new RawClient(socket)));
       socket.once('error', reject);
     });
@@ -133,13 +134,20 @@ export class RawClient {
 }
 
 /** Runs the prolog up to ENDPLAYERS (v2: no MOTD); returns the lines of the player group. */
-export async function join(port: number, gameId: string, player = 'PLAYER', version = '2.1'): Promise<{ client: RawClient; players: string[] }> {
-  const client = await RawClient.open(port);
+export async function join(
+  port: number,
+  gameId: string,
+  player = 'PLAYER',
+  version = '2.1',
+  localAddress?: string,
+): Promise<{ client: RawClient; players: string[] }> {
+  const client = await RawClient.open(port, localAddress);
   await client.waitFor(/^\+ MNM Gameserver/);
   client.send(`VERSION ${version}`);
   await client.waitFor('+ Client version accepted - please send Game-ID to join');
   client.send(`ID ${gameId}`);
-  await client.waitFor('+ PLAYING Checkers');
+  const playing = await client.waitFor(/^(\+ PLAYING Checkers|-)/);
+  if (playing.startsWith('-')) return { client, players: [playing] };
   await client.next();
   client.send(player);
   const players = [await client.next()];
