@@ -1,4 +1,5 @@
-import type { Clock } from '../../core/clock.js';
+import type { Clock, Timer } from '../../core/clock.js';
+import { guard } from '../../core/guard.js';
 import { connectionLogger, logWire, type Logger } from '../../core/log.js';
 import { badInputTotal, messagesTotal } from '../../core/metrics.js';
 import type { RecordStore } from '../../core/records.js';
@@ -22,6 +23,9 @@ import { XmlStreamParser, type XmlLimits } from './xml/parser.js';
  * - `<sc.protocol.CloseConnection/>`: RECEIVED_DISCONNECT, answered with `\n</protocol>`;
  * - `</protocol>` or end of stream: LOST_CONNECTION, answered the same way;
  * - an unknown element or broken XML: PROTOCOL_ERROR, the stream just ends.
+ * A connection that has not become a participant (joined a room, redeemed a reservation or
+ * authenticated as administrator) within `joinTimeoutMs` is stopped the way the official server
+ * stops a client: `<sc.protocol.CloseConnection/>` and the end of the stream.
  */
 
 /** The byte side of a connection: a TCP socket, or an in-memory pipe in tests. */
@@ -33,12 +37,16 @@ export interface Transport {
 
 export interface ConnectionOptions {
   readonly id: string;
+  /** The remote IP (fair share per host); `id` when not given. */
+  readonly host?: string | undefined;
   readonly lobby: Lobby;
   readonly transport: Transport;
   readonly log: Logger;
   readonly store: RecordStore | null;
   readonly clock: Clock;
   readonly limits?: Partial<XmlLimits> | undefined;
+  /** Time to join, redeem a reservation or authenticate before the server closes the connection (0: none). */
+  readonly joinTimeoutMs?: number | undefined;
   readonly onClosed?: ((connection: Connection) => void) | undefined;
 }
 
@@ -50,17 +58,49 @@ const SHOWN = 2000;
 
 export class Connection implements LobbyPeer {
   readonly id: string;
+  readonly host: string;
   admin = false;
   private closed = false;
+  private failed = false;
   private sentAny = false;
+  /** Joined a room, redeemed a reservation or authenticated: no join timeout any more. */
+  private participant = false;
+  private joinTimer: Timer | null = null;
   private readonly parser: XmlStreamParser;
   private readonly log: Logger;
 
   constructor(private readonly o: ConnectionOptions) {
     this.id = o.id;
+    this.host = o.host ?? o.id;
     this.parser = new XmlStreamParser(o.limits);
     this.log = connectionLogger(o.log, { game: GAME, conn: o.id });
     this.log.debug('connected');
+    const ms = o.joinTimeoutMs ?? 0;
+    if (ms > 0)
+      this.joinTimer = o.clock.setTimeout(
+        guard(this.log, 'ostseeschach join timeout', () => this.joinTimedOut(), () => this.fail()),
+        ms,
+      );
+  }
+
+  /** Whether this connection has joined, redeemed or authenticated (and so has no join timeout). */
+  get isParticipant(): boolean {
+    return this.participant;
+  }
+
+  private becameParticipant(): void {
+    if (this.participant) return;
+    this.participant = true;
+    this.joinTimer?.cancel();
+    this.joinTimer = null;
+  }
+
+  private joinTimedOut(): void {
+    this.joinTimer = null;
+    if (this.closed || this.participant) return;
+    this.log.info({ joinTimeoutMs: this.o.joinTimeoutMs }, 'no join in time: closing the connection');
+    this.shutdown();
+    this.o.lobby.disconnected(this, 'TIMEOUT');
   }
 
   get open(): boolean {
@@ -76,6 +116,7 @@ export class Connection implements LobbyPeer {
     // The official writer flushes its `<protocol` start tag with the first packet only.
     const text = (this.sentAny ? '' : STREAM_OPEN) + formatServer(packet);
     this.sentAny = true;
+    if (packet.type === 'joined') this.becameParticipant();
     this.write(text, matchId);
   }
 
@@ -107,7 +148,10 @@ export class Connection implements LobbyPeer {
             this.log.info({ error: parsed.error.message }, 'protocol error: dropping the client');
             this.disconnect('PROTOCOL_ERROR');
           } else if (parsed.value.type === 'closeConnection') this.disconnect('RECEIVED_DISCONNECT');
-          else this.o.lobby.handle(this, parsed.value);
+          else {
+            this.o.lobby.handle(this, parsed.value);
+            if (this.admin) this.becameParticipant();
+          }
           break;
         }
         case 'close':
@@ -146,19 +190,55 @@ export class Connection implements LobbyPeer {
     if (cause !== 'PROTOCOL_ERROR')
       this.write(this.sentAny ? STREAM_CLOSE : STREAM_EMPTY, this.o.lobby.matchIdOf(this));
     this.closed = true;
+    this.clearJoinTimer();
     this.o.transport.end();
     this.log.info({ cause }, 'disconnected');
     this.o.lobby.disconnected(this, cause);
     this.o.onClosed?.(this);
   }
 
-  /** Server stop: CloseConnection and the end of the stream, as the official ClientManager does. */
+  /**
+   * Server stop (and a connection that never joined): CloseConnection and the end of the stream,
+   * as the official Client.stop() does.
+   */
   shutdown(): void {
     if (this.closed) return;
     this.send({ type: 'closeConnection' }, null);
     this.write(STREAM_CLOSE, null);
     this.closed = true;
+    this.clearJoinTimer();
     this.o.transport.end();
     this.o.onClosed?.(this);
+  }
+
+  /**
+   * A bug in our code while serving this connection: its games end as aborted (internal error),
+   * and its stream just ends (as after a protocol error). Never throws.
+   */
+  fail(): void {
+    if (this.failed) return;
+    this.failed = true;
+    const wasClosed = this.closed;
+    this.closed = true;
+    this.clearJoinTimer();
+    for (const step of [
+      () => {
+        if (!wasClosed) this.o.transport.end();
+      },
+      () => this.o.lobby.failed(this),
+      () => this.o.onClosed?.(this),
+    ]) {
+      try {
+        step();
+      } catch (error) {
+        this.log.error({ err: error }, 'could not close a failed connection cleanly');
+      }
+    }
+    this.log.warn('connection closed after an internal error');
+  }
+
+  private clearJoinTimer(): void {
+    this.joinTimer?.cancel();
+    this.joinTimer = null;
   }
 }

@@ -52,7 +52,14 @@ export class HouseLoop {
   readonly done: Promise<void>;
 
   constructor(private readonly o: HouseLoopOptions) {
-    this.done = this.run();
+    // Error boundary: the loop catches every failure of a game itself; this is the last resort.
+    this.done = this.run().catch((err: unknown) => {
+      try {
+        this.o.log.error({ err }, 'house game loop failed');
+      } catch {
+        // Nothing left to tell.
+      }
+    });
   }
 
   /** Cancels the game in progress (a REGULAR end with 0 points each) and closes every connection. */
@@ -67,6 +74,11 @@ export class HouseLoop {
     await this.admin?.close();
   }
 
+  /**
+   * One game after another until stopped. Whatever fails (no server, a full server, a refused
+   * prepare, a bug in a game) is logged and retried after a growing pause: the house games are
+   * never locked out for good.
+   */
   private async run(): Promise<void> {
     let failures = 0;
     while (!this.stopped) {
@@ -79,8 +91,12 @@ export class HouseLoop {
         if (this.isStopped()) break;
         const wait = RETRY_MS[Math.min(failures, RETRY_MS.length - 1)] ?? 30_000;
         failures++;
-        this.o.log.warn({ err: error, retryInMs: wait }, 'house game failed');
-        await this.admin?.close().catch(() => undefined);
+        try {
+          this.o.log.warn({ err: error, retryInMs: wait }, 'house game failed');
+          await this.admin?.close();
+        } catch {
+          // The admin connection is dropped either way.
+        }
         this.admin = null;
         await this.sleep(wait);
       }
@@ -121,20 +137,20 @@ export class HouseLoop {
       return;
     }
     this.roomId = prepared.roomId;
-    this.clients = prepared.reservations.map(
-      (reservationCode, i) =>
-        new OstseeschachClient({
-          host: this.o.host,
-          port: this.o.port,
-          join: { kind: 'prepared', reservationCode },
-          bot: this.bot(letters[i] ?? 'A'),
-          budgetMs: this.o.moveTimeMs,
-          seed: `${this.o.seed}:${round}:${i}`,
-          log: this.o.log,
-        }),
-    );
     let ended = false;
     try {
+      this.clients = prepared.reservations.map(
+        (reservationCode, i) =>
+          new OstseeschachClient({
+            host: this.o.host,
+            port: this.o.port,
+            join: { kind: 'prepared', reservationCode },
+            bot: this.bot(letters[i] ?? 'A'),
+            budgetMs: this.o.moveTimeMs,
+            seed: `${this.o.seed}:${round}:${i}`,
+            log: this.o.log,
+          }),
+      );
       await Promise.all(this.clients.map((c) => c.start()));
       const [one, two] = await Promise.all(this.clients.map((c) => c.finished));
       ended = true;

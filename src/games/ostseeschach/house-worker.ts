@@ -53,11 +53,16 @@ const log = pino(
 
 const loop = new HouseLoop({ ...data, log, onGame: (game) => post({ type: 'game', game }) });
 
+// Error boundary for the parent's messages: whatever fails while stopping, the parent hears
+// `stopped` and the thread ends.
 port?.on('message', (message: unknown) => {
-  if (message !== 'stop') return;
+  if (message !== 'stop' || stopping) return;
   stopping = true;
-  void loop.stop().finally(() => {
-    post({ type: 'stopped' });
-    port.close();
-  });
+  void loop
+    .stop()
+    .catch((err: unknown) => log.error({ err }, 'house game loop did not stop cleanly'))
+    .finally(() => {
+      post({ type: 'stopped' });
+      port.close();
+    });
 });

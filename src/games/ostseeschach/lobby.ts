@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../core/clock.js';
+import type { Clock, Timer } from '../../core/clock.js';
+import { guard } from '../../core/guard.js';
+import { HostCounter, RateLimitedWarn } from '../../core/hosts.js';
 import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
 import { Rng } from '../../core/rng.js';
@@ -18,6 +20,8 @@ import type { OstseeschachResultRow, OstseeschachRoomRow } from './snapshot.js';
 
 export interface LobbyPeer extends RoomPeer {
   admin: boolean;
+  /** The remote IP: rooms are counted per host (fair share). */
+  readonly host: string;
 }
 
 export interface LobbyOptions {
@@ -27,6 +31,10 @@ export interface LobbyOptions {
   /** New rooms created by `join` start paused (server.properties `paused`). */
   readonly paused: boolean;
   readonly maxRooms: number;
+  /** Open rooms one host may have created by join or prepare (0: no cap). */
+  readonly maxRoomsPerHost?: number | undefined;
+  /** A prepared room no player has joined within this is closed (0: never). */
+  readonly preparedRoomTimeoutMs?: number | undefined;
   readonly seed: string;
   readonly clock: Clock;
   readonly log: Logger;
@@ -46,6 +54,12 @@ export class Lobby {
   private readonly rooms = new Map<string, Room>();
   private readonly reservations = new Map<string, { room: Room; slot: number }>();
   private readonly admins = new Set<LobbyPeer>();
+  /** Who created each open room (by join or prepare), and how many each host holds. */
+  private readonly creators = new Map<Room, string>();
+  private readonly hostRooms: HostCounter;
+  /** The expiry timer of each prepared room that no player has joined yet. */
+  private readonly expiries = new Map<Room, Timer>();
+  private readonly warn: RateLimitedWarn;
   private readonly rng: Rng;
   private roomsCreated = 0;
   private finished = 0;
@@ -53,6 +67,8 @@ export class Lobby {
 
   constructor(private readonly o: LobbyOptions) {
     this.rng = Rng.seeded(o.seed);
+    this.hostRooms = new HostCounter(o.maxRoomsPerHost ?? 0);
+    this.warn = new RateLimitedWarn(o.log, 10_000, () => o.clock.now());
   }
 
   /** One request of `peer`. Never throws: a failing room is ended, the lobby goes on. */
@@ -123,8 +139,8 @@ export class Lobby {
       if (room.guard(() => room.join(peer), false)) return this.notifyAdmins(room);
     }
     if (gameType !== null && gameType !== GAME_TYPE) return fail(LOBBY_ERROR.unknownGameType(gameType));
-    if (this.rooms.size >= this.o.maxRooms) return fail(LOBBY_ERROR.tooManyRooms(this.o.maxRooms));
-    const room = this.createRoom(false, this.o.paused);
+    if (!this.mayCreateRoom(peer, fail)) return;
+    const room = this.createRoom(false, this.o.paused, peer.host);
     room.guard(() => room.join(peer), false);
     this.notifyAdmins(room);
   }
@@ -139,8 +155,9 @@ export class Lobby {
       if (packet.gameType !== null && packet.gameType !== GAME_TYPE)
         return fail(LOBBY_ERROR.unknownGameType(packet.gameType));
       if (packet.slots.length > 2) return fail(LOBBY_ERROR.tooManySlots());
-      if (this.rooms.size >= this.o.maxRooms) return fail(LOBBY_ERROR.tooManyRooms(this.o.maxRooms));
-      const room = this.createRoom(true, packet.pause);
+      if (!this.mayCreateRoom(peer, fail)) return;
+      const room = this.createRoom(true, packet.pause, peer.host);
+      this.expireLater(room, peer);
       const reservations: string[] = [];
       for (const slot of room.prepareSlots(packet.slots)) {
         const code = this.newReservationCode();
@@ -166,7 +183,46 @@ export class Lobby {
     }
   }
 
-  private createRoom(prepared: boolean, paused: boolean): Room {
+  /** The server's room limit, then the creator's host's fair share (both answered with a GameRoomException). */
+  private mayCreateRoom(peer: LobbyPeer, fail: (message: string) => void): boolean {
+    if (this.rooms.size >= this.o.maxRooms) {
+      fail(LOBBY_ERROR.tooManyRooms(this.o.maxRooms));
+      return false;
+    }
+    if (this.hostRooms.limit > 0 && this.hostRooms.count(peer.host) >= this.hostRooms.limit) {
+      this.warn.warn(
+        `rooms:${peer.host}`,
+        { host: peer.host, conn: peer.id, limit: this.hostRooms.limit },
+        'room refused: this host already holds its share of the rooms',
+      );
+      fail(LOBBY_ERROR.tooManyRoomsForHost(this.hostRooms.limit));
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * A prepared room that no player has joined within `preparedRoomTimeoutMs` is closed like a
+   * `cancel`; the administrator that prepared it gets `<left roomId="R"/>` (its observers get the
+   * result and `left`, as for a cancel), so an idle prepare cannot hold a room forever.
+   */
+  private expireLater(room: Room, preparer: LobbyPeer): void {
+    const ms = this.o.preparedRoomTimeoutMs ?? 0;
+    if (ms <= 0) return;
+    const expire = guard(this.o.log, 'ostseeschach prepared room expiry', () => this.expire(room, preparer), () => room.fail());
+    this.expiries.set(room, this.o.clock.setTimeout(expire, ms));
+  }
+
+  private expire(room: Room, preparer: LobbyPeer): void {
+    this.expiries.delete(room);
+    if (this.rooms.get(room.id) !== room || !room.isWaiting || room.playerCount > 0) return;
+    this.o.log.info({ room: room.id, admin: preparer.id }, 'prepared room expired: no player joined it in time');
+    const observing = room.hasObserver(preparer);
+    room.guard(() => room.cancel(), undefined);
+    if (!observing && preparer.open) preparer.send({ type: 'left', roomId: room.id }, null);
+  }
+
+  private createRoom(prepared: boolean, paused: boolean, host: string): Room {
     const index = this.roomsCreated++;
     const start = this.o.startPosition?.(index) ?? createStart(this.rng);
     const layout = layoutOf(start);
@@ -186,6 +242,8 @@ export class Lobby {
       publish: this.o.publish,
     });
     this.rooms.set(room.id, room);
+    this.creators.set(room, host);
+    this.hostRooms.tryAdd(host);
     this.o.publish('roomCreated', { roomId: room.id, prepared });
     return room;
   }
@@ -193,6 +251,13 @@ export class Lobby {
   private closed(room: Room, row: OstseeschachResultRow): void {
     if (this.rooms.get(room.id) !== room) return;
     this.rooms.delete(room.id);
+    const host = this.creators.get(room);
+    if (host !== undefined) {
+      this.creators.delete(room);
+      this.hostRooms.remove(host);
+    }
+    this.expiries.get(room)?.cancel();
+    this.expiries.delete(room);
     // Codes of a closed room are void (the official server keeps them and lets a late player
     // join a dead room).
     for (const [code, r] of this.reservations) if (r.room === room) this.reservations.delete(code);
@@ -224,6 +289,23 @@ export class Lobby {
     for (const room of [...this.rooms.values()]) room.guard(() => room.disconnected(peer, cause), undefined);
   }
 
+  /**
+   * A connection failed in our own code: the games it plays end as aborted (internal error), it
+   * stops observing, and the other rooms go on.
+   */
+  failed(peer: LobbyPeer): void {
+    this.admins.delete(peer);
+    for (const room of [...this.rooms.values()]) {
+      if (room.hasPlayer(peer)) room.guard(() => room.fail(), undefined);
+      else if (room.hasObserver(peer)) room.guard(() => room.disconnected(peer, 'UNKNOWN'), undefined);
+    }
+  }
+
+  /** Rooms created by `host` that are still open. */
+  roomsOf(host: string): number {
+    return this.hostRooms.count(host);
+  }
+
   /** The record a packet for `roomId` belongs to (wire logs). */
   matchIdFor(roomId: string | null): string | null {
     return roomId === null ? null : (this.rooms.get(roomId)?.matchId ?? null);
@@ -238,7 +320,9 @@ export class Lobby {
 
   /** Server stop: every room ends without a result. */
   stop(): void {
-    for (const room of [...this.rooms.values()]) room.abort('server stopped');
+    for (const room of [...this.rooms.values()]) room.guard(() => room.abort('server stopped'), undefined);
+    for (const timer of this.expiries.values()) timer.cancel();
+    this.expiries.clear();
     this.reservations.clear();
   }
 

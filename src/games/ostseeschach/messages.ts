@@ -84,6 +84,8 @@ export const LOBBY_ERROR = {
     'sc.api.plugins.exceptions.TooManyPlayersException: Attempted to join an already full game',
   /** Our own limit on open rooms (the official server has none). */
   tooManyRooms: (max: number) => `${GAME_ROOM}: The server already has ${max} open rooms`,
+  /** Our own limit on the open rooms one host created by join or prepare (fair share). */
+  tooManyRoomsForHost: (max: number) => `${GAME_ROOM}: Your host already has ${max} open rooms`,
 } as const;
 
 /**

@@ -9,6 +9,7 @@ import type { Team } from './board.js';
  */
 export class RoomRecord {
   private id: string | null = null;
+  private finished = false;
 
   constructor(
     private readonly store: RecordStore | null,
@@ -31,8 +32,11 @@ export class RoomRecord {
     this.store?.addEvent(this.id, { at: this.clock.now(), seat, type, data });
   }
 
-  finish(status: 'finished' | 'aborted', result: unknown): void {
-    if (this.id === null) return;
+  /** Ends the record (once: a later call is ignored); true if this call ended it. */
+  finish(status: 'finished' | 'aborted', result: unknown): boolean {
+    if (this.id === null || this.finished) return false;
+    this.finished = true;
     this.store?.finishMatch(this.id, { status, endedAt: this.clock.now(), result });
+    return true;
   }
 }

@@ -1,4 +1,5 @@
 import type { Clock, Timer } from '../../core/clock.js';
+import { INTERNAL_ERROR } from '../../core/guard.js';
 import type { Logger } from '../../core/log.js';
 import { matchesTotal } from '../../core/metrics.js';
 import type { RecordStore } from '../../core/records.js';
@@ -81,6 +82,7 @@ export class Room {
   private pending: Pending | null = null;
   private readonly record: RoomRecord;
   private publishedTurn = -1;
+  private closedReported = false;
 
   constructor(private readonly o: RoomOptions) {
     this.id = o.id;
@@ -103,6 +105,11 @@ export class Room {
     return this.status === 'active';
   }
 
+  /** Not started yet (seats still open). */
+  get isWaiting(): boolean {
+    return this.status === 'created';
+  }
+
   /** Connected players (the `playerCount` of joinedGameRoom). */
   get playerCount(): number {
     return this.slots.filter((s) => s.peer !== null).length;
@@ -110,6 +117,10 @@ export class Room {
 
   hasPlayer(peer: RoomPeer): boolean {
     return this.slots.some((s) => s.peer === peer);
+  }
+
+  hasObserver(peer: RoomPeer): boolean {
+    return this.observers.includes(peer);
   }
 
   // ---- seats ----------------------------------------------------------------------------------
@@ -361,49 +372,64 @@ export class Room {
   private destroy(result: GameResult | null): void {
     for (const slot of this.slots) if (slot.peer) this.toPeer(slot.peer, null);
     for (const peer of this.observers) this.toPeer(peer, null);
-    const now = this.o.clock.now();
-    const row: OstseeschachResultRow = {
-      roomId: this.id,
-      matchId: this.record.matchId,
-      endedAt: now,
-      turn: this.state.turn,
-      winner: result?.winner ?? null,
-      scores: result ? [...result.scores] : [],
-      layout: this.o.layout,
-      board: this.board(),
-    };
+    const winner = result?.winner ?? null;
+    const scores = result ? [...result.scores] : [];
     if (result && this.slots.some((s) => s.peer !== null)) this.startRecord();
     const { turn, ambers } = this.state;
-    this.record.finish(result ? 'finished' : 'aborted', {
-      roomId: this.id,
-      turn,
-      ambers,
-      winner: row.winner,
-      scores: row.scores,
-    });
+    this.record.finish(result ? 'finished' : 'aborted', { roomId: this.id, turn, ambers, winner, scores });
     matchesTotal.inc({ game: GAME, status: result ? 'finished' : 'aborted' });
-    this.o.log.info(
-      { room: this.id, winner: row.winner, turn: this.state.turn, scores: row.scores },
-      'room closed',
-    );
-    this.o.onClosed(this, row);
+    this.o.log.info({ room: this.id, winner, turn, scores }, 'room closed');
+    this.closeWith(result);
   }
 
   /** Server stop or an internal error: the room ends without a result. */
   abort(reason: string): void {
     if (this.status === 'over') return;
     this.status = 'over';
+    this.endAborted(reason);
+  }
+
+  private endAborted(reason: string): void {
     this.pending?.timer?.cancel();
     this.pending = null;
-    this.record.finish('aborted', { roomId: this.id, reason });
-    matchesTotal.inc({ game: GAME, status: 'aborted' });
+    const { turn, ambers } = this.state;
+    // A record already finished (a room that failed after that) keeps its first end.
+    const ended = this.record.finish('aborted', { roomId: this.id, turn, ambers, winner: null, scores: [], reason });
+    if (ended || this.record.matchId === null) matchesTotal.inc({ game: GAME, status: 'aborted' });
+    this.closeWith(null);
+  }
+
+  /**
+   * A bug in our code while serving this room (or one of its connections): the room ends without
+   * a result, recorded as aborted with reason `internal error`, and whoever is still there gets
+   * `<left>`; the server and the other rooms go on. A room that failed half-way through its own
+   * end is finished as far as it got: recorded and taken out of the lobby.
+   */
+  fail(): void {
+    if (this.closedReported) return;
+    const peers = [...this.slots.flatMap((s) => (s.peer ? [s.peer] : [])), ...this.observers];
+    this.status = 'over';
+    this.endAborted(INTERNAL_ERROR);
+    for (const peer of peers) {
+      try {
+        this.toPeer(peer, null);
+      } catch (error) {
+        this.o.log.error({ err: error, room: this.id, conn: peer.id }, 'could not tell a peer that the room failed');
+      }
+    }
+  }
+
+  /** Tells the lobby (once) that this room is gone. */
+  private closeWith(result: GameResult | null): void {
+    if (this.closedReported) return;
+    this.closedReported = true;
     this.o.onClosed(this, {
       roomId: this.id,
       matchId: this.record.matchId,
       endedAt: this.o.clock.now(),
       turn: this.state.turn,
-      winner: null,
-      scores: [],
+      winner: result?.winner ?? null,
+      scores: result ? [...result.scores] : [],
       layout: this.o.layout,
       board: this.board(),
     });
@@ -414,11 +440,11 @@ export class Room {
     try {
       return fn();
     } catch (error) {
-      this.o.log.error({ err: error, room: this.id }, 'room failed');
-      if (this.status !== 'over') {
-        const peers = [...this.slots.flatMap((s) => (s.peer ? [s.peer] : [])), ...this.observers];
-        this.abort(`internal error: ${error instanceof Error ? error.message : String(error)}`);
-        for (const peer of peers) this.toPeer(peer, null);
+      this.o.log.error({ err: error, room: this.id }, 'room failed: internal error');
+      try {
+        this.fail();
+      } catch (error2) {
+        this.o.log.error({ err: error2, room: this.id }, 'room failed while ending after an internal error');
       }
       return fallback;
     }

@@ -1,5 +1,7 @@
 import type { Socket } from 'node:net';
 import { TcpEndpoint } from '../../core/tcp.js';
+import { guard } from '../../core/guard.js';
+import { hostOf } from '../../core/hosts.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import {
   EventHub,
@@ -38,8 +40,16 @@ export interface OstseeschachServerOptions {
   clock?: Clock | undefined;
   /** Connections at once; more are refused. */
   maxConnections?: number | undefined;
+  /** Connections one remote IP may hold at once (0: no cap); more are closed without a word. */
+  maxConnectionsPerHost?: number | undefined;
   /** Rooms at once; a join or prepare beyond gets an errorpacket. */
   maxRooms?: number | undefined;
+  /** Open rooms one remote IP may have created by join or prepare (0: no cap); beyond: an errorpacket. */
+  maxRoomsPerHost?: number | undefined;
+  /** A connection that has not joined, redeemed a code or authenticated by then is closed (0: never). */
+  joinTimeoutMs?: number | undefined;
+  /** A prepared room no player has joined by then is closed (0: never). */
+  preparedRoomTimeoutMs?: number | undefined;
   /** A client that lets this much output pile up unread is disconnected. */
   maxOutputBytes?: number | undefined;
   /** How long an ended connection may stay half-open before its socket is destroyed. */
@@ -59,7 +69,13 @@ export const OSTSEESCHACH_DEFAULTS = {
   hardTimeoutMs: 10_000,
   paused: false,
   maxConnections: 500,
+  /** 10 % of maxConnections. */
+  maxConnectionsPerHost: 50,
   maxRooms: 250,
+  /** 10 % of maxRooms. */
+  maxRoomsPerHost: 25,
+  joinTimeoutMs: 30_000,
+  preparedRoomTimeoutMs: 600_000,
   maxOutputBytes: 4 * 1024 * 1024,
   lingerMs: 2000,
 } as const;
@@ -86,6 +102,8 @@ export class OstseeschachServer implements GameServer {
       port: o.port,
       server: { allowHalfOpen: true, noDelay: true },
       maxConnections: o.maxConnections ?? OSTSEESCHACH_DEFAULTS.maxConnections,
+      // The official server has no message for a refused connection: it is just closed.
+      maxConnectionsPerHost: o.maxConnectionsPerHost ?? OSTSEESCHACH_DEFAULTS.maxConnectionsPerHost,
       log: this.log,
       onSocket: (socket) => this.accept(socket),
     });
@@ -95,6 +113,8 @@ export class OstseeschachServer implements GameServer {
       hardTimeoutMs: o.hardTimeoutMs,
       paused: o.paused,
       maxRooms: o.maxRooms ?? OSTSEESCHACH_DEFAULTS.maxRooms,
+      maxRoomsPerHost: o.maxRoomsPerHost ?? OSTSEESCHACH_DEFAULTS.maxRoomsPerHost,
+      preparedRoomTimeoutMs: o.preparedRoomTimeoutMs ?? OSTSEESCHACH_DEFAULTS.preparedRoomTimeoutMs,
       seed: String(o.seed),
       clock: this.clock,
       log: this.log,
@@ -107,13 +127,20 @@ export class OstseeschachServer implements GameServer {
   }
 
   async start(): Promise<void> {
-    if (!(await this.tcp.open())) return;
-    this.log.info({ host: this.o.host, port: this.tcp.port }, 'Ostseeschach server listening');
+    // `serve` logs the one `listening` line of every server.
+    await this.tcp.open();
   }
 
   async stop(): Promise<void> {
     this.lobby.stop();
-    for (const c of [...this.connections]) c.shutdown();
+    for (const c of [...this.connections]) {
+      try {
+        c.shutdown();
+      } catch (err) {
+        this.log.error({ err, conn: c.id }, 'could not end a connection on stop');
+        c.fail();
+      }
+    }
     // Clients get a moment to read the end of their stream, then the sockets go.
     await this.tcp.close(() => this.sockets, { graceMs: 500 });
     await this.o.store?.drain();
@@ -127,15 +154,17 @@ export class OstseeschachServer implements GameServer {
    * Serves one connection over any transport (a socket, or an in-memory pipe in tests); the
    * caller feeds the client's bytes to `receive` and reports its end with `remoteClosed`.
    */
-  attach(transport: Transport, address: string): Connection {
+  attach(transport: Transport, address: string, host?: string): Connection {
     const connection = new Connection({
       id: address,
+      host,
       lobby: this.lobby,
       transport,
       log: this.o.log,
       store: this.o.store,
       clock: this.clock,
       limits: this.o.limits,
+      joinTimeoutMs: this.o.joinTimeoutMs ?? OSTSEESCHACH_DEFAULTS.joinTimeoutMs,
       onClosed: (c) => this.connections.delete(c),
     });
     this.connections.add(connection);
@@ -147,6 +176,7 @@ export class OstseeschachServer implements GameServer {
     const n = ++this.connectionCount;
     const address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? n}`;
     const limit = this.o.maxOutputBytes ?? OSTSEESCHACH_DEFAULTS.maxOutputBytes;
+    const lingerMs = this.o.lingerMs ?? OSTSEESCHACH_DEFAULTS.lingerMs;
     const connection = this.attach(
       {
         write: (data) => {
@@ -166,18 +196,34 @@ export class OstseeschachServer implements GameServer {
           socket.end();
           // Half-open sockets are allowed so that a client's FIN can still be answered; one that
           // never closes its side must not linger.
-          setTimeout(() => socket.destroy(), this.o.lingerMs ?? OSTSEESCHACH_DEFAULTS.lingerMs).unref();
+          setTimeout(() => socket.destroy(), lingerMs).unref();
         },
       },
       address,
+      hostOf(socket.remoteAddress),
     );
-    socket.on('data', (chunk: Buffer) => connection.receive(chunk));
-    socket.on('end', () => connection.remoteClosed());
+    // Error boundary: a bug while serving this socket ends this connection (and aborts its
+    // games as an internal error), never the server.
+    const fail = (): void => {
+      connection.fail();
+      socket.destroy();
+    };
+    const what = 'ostseeschach socket';
+    socket.on('data', guard(this.log, what, (chunk: Buffer) => connection.receive(chunk), fail));
+    socket.on('end', guard(this.log, what, () => connection.remoteClosed(), fail));
     socket.on('error', (err) => this.log.debug({ err, conn: address }, 'socket error'));
-    socket.on('close', () => {
-      this.sockets.delete(socket);
-      connection.remoteClosed();
-    });
+    socket.on(
+      'close',
+      guard(
+        this.log,
+        what,
+        () => {
+          this.sockets.delete(socket);
+          connection.remoteClosed();
+        },
+        () => connection.fail(),
+      ),
+    );
   }
 
   info(): ServerInfo {
@@ -231,7 +277,11 @@ export function createOstseeschachServer(options: OstseeschachServerInput): Osts
     store: options.store,
     clock: options.clock,
     maxConnections: options.maxConnections,
+    maxConnectionsPerHost: options.maxConnectionsPerHost,
     maxRooms: options.maxRooms,
+    maxRoomsPerHost: options.maxRoomsPerHost,
+    joinTimeoutMs: options.joinTimeoutMs,
+    preparedRoomTimeoutMs: options.preparedRoomTimeoutMs,
     maxOutputBytes: options.maxOutputBytes,
     lingerMs: options.lingerMs,
     limits: options.limits,

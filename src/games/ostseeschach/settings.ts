@@ -25,7 +25,15 @@ export const ostseeschachSettingsSchema = z
     /** server.properties `paused`: rooms created by `join` start paused. */
     paused: z.boolean(),
     maxConnections: z.number().int().min(1).max(100_000),
+    /** Connections one remote IP may hold (fair share; 0: no cap); more are closed. */
+    maxConnectionsPerHost: z.number().int().min(0).max(100_000),
     maxRooms: z.number().int().min(1).max(100_000),
+    /** Open rooms one remote IP may have created by join or prepare (0: no cap); beyond: an errorpacket. */
+    maxRoomsPerHost: z.number().int().min(0).max(100_000),
+    /** A connection that has not joined, redeemed a code or authenticated by then is closed (0: never). */
+    joinTimeoutMs: z.number().int().min(0).max(3_600_000),
+    /** A prepared room that no player has joined by then is closed (0: never). */
+    preparedRoomTimeoutMs: z.number().int().min(0).max(86_400_000),
     /** A client that leaves more than this unread is disconnected. */
     maxOutputBytes: z.number().int().min(64 * 1024).max(1 << 30),
     /** How long an ended connection may keep its side open. */
@@ -49,7 +57,11 @@ export const OSTSEESCHACH_SETTINGS: OstseeschachSettings = {
   hardTimeoutMs: OSTSEESCHACH_DEFAULTS.hardTimeoutMs,
   paused: OSTSEESCHACH_DEFAULTS.paused,
   maxConnections: OSTSEESCHACH_DEFAULTS.maxConnections,
+  maxConnectionsPerHost: OSTSEESCHACH_DEFAULTS.maxConnectionsPerHost,
   maxRooms: OSTSEESCHACH_DEFAULTS.maxRooms,
+  maxRoomsPerHost: OSTSEESCHACH_DEFAULTS.maxRoomsPerHost,
+  joinTimeoutMs: OSTSEESCHACH_DEFAULTS.joinTimeoutMs,
+  preparedRoomTimeoutMs: OSTSEESCHACH_DEFAULTS.preparedRoomTimeoutMs,
   maxOutputBytes: OSTSEESCHACH_DEFAULTS.maxOutputBytes,
   lingerMs: OSTSEESCHACH_DEFAULTS.lingerMs,
   houseGames: 1,
@@ -77,7 +89,11 @@ export function ostseeschachServerOptions(
     log,
     store,
     maxConnections: s.maxConnections,
+    maxConnectionsPerHost: s.maxConnectionsPerHost,
     maxRooms: s.maxRooms,
+    maxRoomsPerHost: s.maxRoomsPerHost,
+    joinTimeoutMs: s.joinTimeoutMs,
+    preparedRoomTimeoutMs: s.preparedRoomTimeoutMs,
     maxOutputBytes: s.maxOutputBytes,
     lingerMs: s.lingerMs,
   };

@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -64,11 +65,31 @@ describe('the Ostseeschach module', () => {
       softTimeoutMs: 2000,
       hardTimeoutMs: 10_000,
       maxConnections: 500,
+      maxConnectionsPerHost: 50,
       maxRooms: 250,
+      maxRoomsPerHost: 25,
+      joinTimeoutMs: 30_000,
+      preparedRoomTimeoutMs: 600_000,
     });
-    const loaded = loadSettings({ env: { SPIELHALLE_OSTSEESCHACH_PORT: '13051', SPIELHALLE_OSTSEESCHACH_ADMIN_PASSWORD: 'geheim', SPIELHALLE_OSTSEESCHACH_HOUSE_GAMES: '2' }, cwd: tmpdir() }).config;
-    expect(loaded.games.ostseeschach).toMatchObject({ port: 13051, adminPassword: 'geheim', houseGames: 2 });
+    const env = {
+      SPIELHALLE_OSTSEESCHACH_PORT: '13051',
+      SPIELHALLE_OSTSEESCHACH_ADMIN_PASSWORD: 'geheim',
+      SPIELHALLE_OSTSEESCHACH_HOUSE_GAMES: '2',
+      SPIELHALLE_OSTSEESCHACH_JOIN_TIMEOUT_MS: '5000',
+      SPIELHALLE_OSTSEESCHACH_MAX_ROOMS_PER_HOST: '0',
+    };
+    const loaded = loadSettings({ env, cwd: tmpdir() }).config;
+    expect(loaded.games.ostseeschach).toMatchObject({ port: 13051, adminPassword: 'geheim', houseGames: 2, joinTimeoutMs: 5000, maxRoomsPerHost: 0 });
     expect(() => loadSettings({ env: { SPIELHALLE_OSTSEESCHACH_HOUSE_MOVE_TIME_MS: '5000' }, cwd: tmpdir() })).toThrow(/houseMoveTimeMs/);
+  });
+
+  it('passes the limits of the settings to the server: a connection that never joins is closed', async () => {
+    const { server } = await start({ joinTimeoutMs: 100 });
+    const socket = connect({ host: '127.0.0.1', port: server.port });
+    let text = '';
+    socket.setEncoding('utf8').on('data', (d: string) => (text += d));
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    expect(text).toBe('<protocol>\n  <sc.protocol.CloseConnection/>\n</protocol>');
   });
 
   it('plays a full game between two bots over TCP, records it, and replays it through the rules', async () => {

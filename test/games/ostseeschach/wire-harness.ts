@@ -60,8 +60,9 @@ export class Harness {
     });
   }
 
-  connect(name = 'client'): MemoryClient {
-    return new MemoryClient(this.server, name);
+  /** A client; `host` is its remote IP as the per-host limits see it (default: its own name). */
+  connect(name = 'client', host?: string): MemoryClient {
+    return new MemoryClient(this.server, name, host);
   }
 }
 
@@ -75,6 +76,7 @@ export class MemoryClient {
   constructor(
     server: OstseeschachServer,
     readonly name: string,
+    host?: string,
   ) {
     this.connection = server.attach(
       {
@@ -87,6 +89,7 @@ export class MemoryClient {
         },
       },
       `${name}:1`,
+      host,
     );
   }
 
