@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import type { Clock, Timer } from '../../core/clock.js';
+import { INTERNAL_ERROR, guard } from '../../core/guard.js';
 import { connectionLogger, logWire, type Logger } from '../../core/log.js';
 import { badInputTotal, messagesTotal } from '../../core/metrics.js';
 import type { RecordStore } from '../../core/records.js';
@@ -12,7 +13,9 @@ import { MAX_MESSAGE_BYTES, MELDUNG_SERVER, Outgoing, parseClient } from './prot
  * One TCP client: bytes → JSON objects → client messages → the hall; server messages → lines.
  * Bad input is answered with `Fehler` (`Ungueltige Nachricht`) and skipped; an object over 64 KiB
  * (D10), a flood beyond the rate limit, a client that stops reading or sends no Hallo in time is
- * disconnected, which the hall handles like any lost connection (D9).
+ * disconnected, which the hall handles like any lost connection (D9). An exception in anything a
+ * socket event or timer of the connection runs closes this connection (a game it plays in is ended
+ * by the match's own boundary), never the server.
  */
 
 export interface ConnectionLimits {
@@ -48,33 +51,49 @@ export class Connection implements Peer {
   private at: number;
   private dropped = 0;
   private helloTimer: Timer | null;
+  private readonly flushGuarded: () => void;
 
   constructor(
     private readonly socket: Socket,
     address: string,
     private readonly hall: Hall,
-    private readonly o: { readonly log: Logger; readonly store: RecordStore | null; readonly clock: Clock; readonly limits: ConnectionLimits },
+    private readonly o: {
+      /** The remote IP as the per-host caps count it; null: not counted (the dashboard's gateway). */
+      readonly host: string | null;
+      readonly log: Logger;
+      readonly store: RecordStore | null;
+      readonly clock: Clock;
+      readonly limits: ConnectionLimits;
+    },
   ) {
     this.conn = address;
     this.log = connectionLogger(o.log, { game: GAME, conn: address });
     this.tokens = o.limits.floodPerSecond * 2;
     this.at = o.clock.now();
     this.log.debug('connected');
-    this.helloTimer = o.clock.setTimeout(() => {
-      this.helloTimer = null;
-      if (this.session.id === null) this.close('no Hallo in time');
-    }, o.limits.helloTimeoutMs);
-    this.session = hall.connect(this, address);
-    socket.on('data', (chunk: Buffer) => {
-      try {
-        this.receive(chunk);
-      } catch (err) {
-        this.log.error({ err }, 'failed to handle input');
-        this.close('internal error');
-      }
-    });
-    socket.on('close', () => this.gone());
+    this.flushGuarded = this.guarded('flush', () => this.flush());
+    this.helloTimer = o.clock.setTimeout(
+      this.guarded('hello timer', () => {
+        this.helloTimer = null;
+        if (this.session.id === null) this.close('no Hallo in time');
+      }),
+      o.limits.helloTimeoutMs,
+    );
+    this.session = hall.connect(this, address, 'human', null, o.host);
+    socket.on(
+      'data',
+      this.guarded('input', (chunk: Buffer) => this.receive(chunk)),
+    );
+    socket.on(
+      'close',
+      guard(this.log, 'connection close', () => this.gone()),
+    );
     socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
+  }
+
+  /** `fn` behind an error boundary that closes this connection. */
+  private guarded<A extends unknown[]>(what: string, fn: (...args: A) => unknown): (...args: A) => void {
+    return guard(this.log, what, fn, () => this.close(INTERNAL_ERROR));
   }
 
   get open(): boolean {
@@ -90,7 +109,7 @@ export class Connection implements Peer {
     // kept the record store's writer thread busy a whole core at 40 concurrent games.
     if (this.pending === null) {
       this.pending = line + '\n';
-      process.nextTick(() => this.flush());
+      process.nextTick(this.flushGuarded);
     } else this.pending += line + '\n';
   }
 
@@ -125,7 +144,7 @@ export class Connection implements Peer {
     const linger = setTimeout(() => this.socket.destroy(), this.o.limits.lingerMs);
     linger.unref();
     // The hall hears of it at once, not when the client gets round to closing its end.
-    setImmediate(() => this.gone());
+    setImmediate(guard(this.log, 'connection gone', () => this.gone()));
   }
 
   private gone(): void {
@@ -162,7 +181,7 @@ export class Connection implements Peer {
     const t0 = onHandled ? performance.now() : 0;
     this.handle(chunk);
     // Queued after the flushes of every line the chunk caused, so it runs once they are written.
-    if (onHandled) process.nextTick(() => onHandled(performance.now() - t0));
+    if (onHandled) process.nextTick(guard(this.log, 'onHandled', () => onHandled(performance.now() - t0)));
   }
 
   private handle(chunk: Buffer): void {

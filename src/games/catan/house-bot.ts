@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock.js';
+import { guard } from '../../core/guard.js';
 import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
 import { BotDriver, randomBot, type CatanBot } from './driver.js';
@@ -12,6 +13,10 @@ import { formatClient, type Outgoing } from './protocol.js';
  * messages, through the same `Hall.receive` and `Match.receive` a network client reaches. Its
  * view is built from those messages; only its legal actions come from the match (`exactLegal`), so
  * it never needs a second try.
+ *
+ * Its loop (think timers, the driver's own timers, the messages it is handed) runs behind an error
+ * boundary: an exception in it ends the bot's game as an internal error (`Match.fail`), or takes
+ * the bot out of its lobby, and touches nothing else.
  */
 
 export interface HouseBotOptions {
@@ -35,10 +40,19 @@ export class HouseBot implements Peer {
   matchId: string | null = null;
   private readonly session: Session;
   private readonly driver: BotDriver;
+  private readonly log: Logger;
+  private failed = false;
 
   constructor(private readonly o: HouseBotOptions) {
     this.conn = `bot:${o.name}`;
-    const log = o.log.child({ conn: this.conn });
+    const log = (this.log = o.log.child({ conn: this.conn }));
+    const guarded = (what: string, fn: () => void): (() => void) => guard(log, `house bot ${what}`, fn, (err) => this.fail(err));
+    // The driver's own timers (watchdog, answer wait) run behind the boundary too.
+    const clock: Clock = {
+      now: () => o.clock.now(),
+      setTimeout: (fn, ms) => o.clock.setTimeout(guarded('timer', fn), ms),
+      setInterval: (fn, ms) => o.clock.setInterval(guarded('timer', fn), ms),
+    };
     this.driver = new BotDriver({
       name: o.name,
       bot: (o.strategy ?? ((seed: string) => randomBot(seed)))(o.seed),
@@ -47,10 +61,11 @@ export class HouseBot implements Peer {
         o.hall.receive(this.session, m);
       },
       schedule: (fn) => {
-        if (o.thinkMs > 0) o.clock.setTimeout(fn, o.thinkMs);
-        else setImmediate(fn);
+        const step = guarded('move', fn);
+        if (o.thinkMs > 0) o.clock.setTimeout(step, o.thinkMs);
+        else setImmediate(step);
       },
-      clock: o.clock,
+      clock,
       log,
       legal: o.exactLegal ? (view) => this.session.match?.legalActions(this.session.id!) ?? { player: view.me ?? 0, status: 'Warten', actions: [], discard: null, offer: null } : undefined,
     });
@@ -58,12 +73,33 @@ export class HouseBot implements Peer {
   }
 
   deliver(out: Outgoing): void {
+    if (this.failed) return;
     this.o.store?.addWire({ matchId: this.matchId, game: 'catan', conn: this.conn, at: this.o.clock.now(), dir: 'out', data: out.line });
-    this.driver.receive(out.message);
+    try {
+      this.driver.receive(out.message);
+    } catch (err) {
+      // Not the sender's fault: the bot's own boundary, not the caller's, takes it.
+      this.log.error({ err, where: 'house bot receive' }, 'house bot receive: internal error');
+      this.fail(err);
+    }
   }
 
   end(): void {
     this.driver.stop();
-    setImmediate(() => this.o.hall.disconnected(this.session));
+    setImmediate(guard(this.log, 'house bot end', () => this.o.hall.disconnected(this.session)));
+  }
+
+  /** The bot broke: its game ends as an internal error (a lobby just loses the bot). Later, not inside whoever called the bot. */
+  private fail(err: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.driver.stop();
+    setImmediate(
+      guard(this.log, 'house bot failure', () => {
+        const match = this.session.match;
+        if (match && !match.over) match.fail(err);
+        else this.o.hall.disconnected(this.session);
+      }),
+    );
   }
 }

@@ -1,4 +1,5 @@
 import type { GameServer } from '../../core/game-server.js';
+import { guard } from '../../core/guard.js';
 import type { Stoppable } from '../../core/lifecycle.js';
 import type { GameModule, ServeContext } from '../types.js';
 import { registerCatanBotCommand } from './commands.js';
@@ -38,7 +39,7 @@ function startHouseBots(ctx: ServeContext, server: GameServer): Promise<Stoppabl
     });
     const later = (ms: number): void => {
       if (stopped) return;
-      timer = setTimeout(next, ms);
+      timer = setTimeout(step, ms);
       timer.unref();
     };
     const next = (): void => {
@@ -56,7 +57,9 @@ function startHouseBots(ctx: ServeContext, server: GameServer): Promise<Stoppabl
         },
       );
     };
-    next();
+    // An exception while starting a house game is logged, and the loop tries again later.
+    const step = guard(log, 'house game loop', next, () => later(Math.max(s.housePauseMs, 5000)));
+    step();
     parts.push({
       name: `catan house game ${i + 1}`,
       stop: () => {

@@ -1,11 +1,13 @@
 import type { Clock, Timer } from '../../core/clock.js';
+import { guard } from '../../core/guard.js';
+import { RateLimitedWarn } from '../../core/hosts.js';
 import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
 import { Rng } from '../../core/rng.js';
 import type { GameEvent, SeenEvent, Viewer } from './events.js';
 import { HouseBot, type HouseBotOptions } from './house-bot.js';
 import { Match, type HistoryStep, type Participant, type Peer } from './match.js';
-import { lobbyPlayer } from './messages.js';
+import { TEXT, lobbyPlayer } from './messages.js';
 import { MAX_CHAT_LENGTH, MAX_NAME_LENGTH, MELDUNG_SERVER, OK, Outgoing, PROTOCOL, SERVER_VERSION, type ClientMessage, type ServerMessage } from './protocol.js';
 import { COLOURS, type Board, type Colour, type Status } from './rules/index.js';
 import type { CatanLobbyRow, CatanMatchRow, CatanResultRow, SeatKind } from './snapshot.js';
@@ -16,11 +18,17 @@ import type { CatanLobbyRow, CatanMatchRow, CatanResultRow, SeatKind } from './s
  * with 4 players takes no one else; a game starts as soon as 3 or 4 players are in a lobby and all
  * of them have sent `Spiel starten`, and then leaves the hall to its own `Match`. Our house bots
  * come in as sessions like any client and speak the same messages, only without a socket.
+ *
+ * Fair share: the lobbies and running games one remote IP's sessions sit in are capped
+ * (`maxLobbiesPerHost`; a Hallo that would need one more gets `Spiel ist voll`), and a lobby nobody
+ * has joined for `idleLobbyTimeoutMs` is closed, so no client can hold a lobby forever.
  */
 
 export interface Session {
   readonly peer: Peer;
   readonly address: string;
+  /** The remote IP the per-host cap counts; null: not counted (house bots, the dashboard's gateway). */
+  readonly host: string | null;
   id: number | null;
   name: string | null;
   colour: Colour | null;
@@ -30,6 +38,8 @@ export interface Session {
   match: Match | null;
   /** A house bot's lobby (else the open one is joined). */
   readonly target: Lobby | null;
+  /** A seat in `target` is held for this bot until its Hallo (or its end). */
+  holdsSeat: boolean;
 }
 
 export interface Lobby {
@@ -40,10 +50,12 @@ export interface Lobby {
   readonly createdAt: number;
   fillTimer: Timer | null;
   fillAt: number | null;
+  /** Closes the lobby when nobody has joined for `idleLobbyTimeoutMs`. */
+  idleTimer: Timer | null;
   /** Seats held for house bots whose Hallo is on its way. */
   reserved: number;
-  /** Resolved with the match id when the game starts. */
-  readonly waiters: ((matchId: string) => void)[];
+  /** Told the match id when the game starts, or null when the lobby goes without a game. */
+  readonly waiters: ((matchId: string | null) => void)[];
 }
 
 export interface HallOptions {
@@ -59,6 +71,10 @@ export interface HallOptions {
   readonly botFillMs: number | null;
   /** Games (running, plus lobbies) at once; a Hallo beyond gets `Spiel ist voll`. */
   readonly maxGames: number;
+  /** Lobbies and running games one host's sessions may sit in (0: no cap); a Hallo beyond gets `Spiel ist voll`. */
+  readonly maxLobbiesPerHost: number;
+  /** Close a lobby nobody has joined for this long; null: never. */
+  readonly idleLobbyTimeoutMs: number | null;
   readonly houseBot: Omit<HouseBotOptions, 'hall' | 'lobby' | 'name' | 'seed'>;
   readonly censor: (event: GameEvent, viewer: Viewer) => SeenEvent;
   readonly sameForOthers: boolean;
@@ -92,6 +108,9 @@ export class Hall {
   private readonly lobbies: Lobby[] = [];
   private readonly matches = new Map<string, Match>();
   private readonly sessions = new Set<Session>();
+  /** The counted sessions of each host. */
+  private readonly byHost = new Map<string, Set<Session>>();
+  private readonly warn: RateLimitedWarn;
   private readonly ids = new Set<number>();
   private readonly rng: Rng;
   private lobbyCount = 0;
@@ -104,14 +123,33 @@ export class Hall {
 
   constructor(private readonly o: HallOptions) {
     this.rng = Rng.seeded(`${o.seed}/ids`);
+    this.warn = new RateLimitedWarn(o.log);
   }
 
   // ---- sessions --------------------------------------------------------------------------------
 
   /** A new connection (or house bot): the server's Hallo goes out at once. */
-  connect(peer: Peer, address: string, kind: SeatKind = 'human', target: Lobby | null = null): Session {
-    const session: Session = { peer, address, id: null, name: null, colour: null, status: 'Spiel starten', kind, lobby: null, match: null, target };
+  connect(peer: Peer, address: string, kind: SeatKind = 'human', target: Lobby | null = null, host: string | null = null): Session {
+    const session: Session = {
+      peer,
+      address,
+      host,
+      id: null,
+      name: null,
+      colour: null,
+      status: 'Spiel starten',
+      kind,
+      lobby: null,
+      match: null,
+      target,
+      holdsSeat: target !== null,
+    };
     this.sessions.add(session);
+    if (host !== null) {
+      let mine = this.byHost.get(host);
+      if (!mine) this.byHost.set(host, (mine = new Set()));
+      mine.add(session);
+    }
     this.send(session, { type: 'hello', version: SERVER_VERSION, protocol: PROTOCOL });
     return session;
   }
@@ -157,7 +195,18 @@ export class Hall {
   /** The session's connection is gone (or closed by us). */
   disconnected(session: Session): void {
     if (!this.sessions.delete(session)) return;
+    this.forgetHost(session);
     if (session.id !== null) this.ids.delete(session.id);
+    const target = session.target;
+    if (session.holdsSeat && target) {
+      // A house bot that went before its Hallo gives its seat back.
+      session.holdsSeat = false;
+      target.reserved = Math.max(0, target.reserved - 1);
+      if (this.lobbies.includes(target)) {
+        if (target.members.length === 0 && target.reserved === 0) this.dropLobby(target);
+        else this.startIfReady(target);
+      }
+    }
     if (session.match) {
       session.match.disconnect(session.id!);
       return;
@@ -180,9 +229,10 @@ export class Hall {
       return;
     }
     const target = session.target;
-    if (target) target.reserved = Math.max(0, target.reserved - 1);
+    if (target && session.holdsSeat) target.reserved = Math.max(0, target.reserved - 1);
+    session.holdsSeat = false;
     // A house bot's lobby may have started or gone meanwhile.
-    const lobby = target ? (this.lobbies.includes(target) && target.members.length < 4 ? target : null) : this.openLobby();
+    const lobby = target ? (this.lobbies.includes(target) && target.members.length < 4 ? target : null) : this.lobbyFor(session);
     if (!lobby) {
       this.fail(session, MELDUNG_SERVER.gameFull);
       session.peer.end();
@@ -195,6 +245,7 @@ export class Hall {
     for (const m of lobby.members) this.send(session, { type: 'status', player: seen(m, false) });
     lobby.members.push(session);
     session.lobby = lobby;
+    this.armIdle(lobby);
     this.statusToLobby(lobby, session);
     this.o.log.info({ player: id, lobby: lobby.id, kind: session.kind, address: session.address }, 'joined a lobby');
   }
@@ -252,22 +303,103 @@ export class Hall {
       createdAt: this.o.clock.now(),
       fillTimer: null,
       fillAt: null,
+      idleTimer: null,
       reserved: 0,
       waiters: [],
     };
     this.lobbies.push(lobby);
+    this.armIdle(lobby);
     return lobby;
   }
 
-  /** The lobby a newcomer joins, or null when the server is full. */
-  private openLobby(): Lobby | null {
-    const open = this.lobbies.find((l) => !l.dedicated && l.members.length + l.reserved < 4);
+  /**
+   * The lobby a newcomer joins, or null when the server is full. `may` limits the choice among
+   * the lobbies with a free seat; `create` allows a new lobby when none of them fits.
+   */
+  private openLobby(may?: (lobby: Lobby) => boolean, create = true): Lobby | null {
+    const open = this.lobbies.find((l) => !l.dedicated && l.members.length + l.reserved < 4 && (!may || may(l)));
     if (open) return open;
-    if (this.stopped || this.matches.size + this.lobbies.length >= this.o.maxGames) return null;
+    if (!create || this.stopped || this.matches.size + this.lobbies.length >= this.o.maxGames) return null;
     return this.newLobby(false);
   }
 
+  /**
+   * The open lobby for a newcomer from a host that may sit in one more lobby or game; a host at
+   * `maxLobbiesPerHost` only gets a free seat in a lobby it is in already, or null.
+   */
+  private lobbyFor(session: Session): Lobby | null {
+    const host = session.host;
+    const limit = this.o.maxLobbiesPerHost;
+    if (host === null || limit <= 0) return this.openLobby();
+    const held = new Set<Lobby | Match>();
+    for (const s of this.byHost.get(host) ?? []) {
+      if (s.lobby) held.add(s.lobby);
+      else if (s.match && !s.match.over) held.add(s.match);
+    }
+    if (held.size < limit) return this.openLobby();
+    const lobby = this.openLobby((l) => held.has(l), false);
+    if (!lobby) this.warn.warn(`lobbies:${host}`, { host, limit }, 'Hallo refused: this host sits in too many lobbies and games');
+    return lobby;
+  }
+
+  private forgetHost(session: Session): void {
+    if (session.host === null) return;
+    const mine = this.byHost.get(session.host);
+    mine?.delete(session);
+    if (mine?.size === 0) this.byHost.delete(session.host);
+  }
+
+  /**
+   * (Re)starts the lobby's idle clock: it runs from the last join. A house game's lobby has one
+   * too, in case one of its bots broke before the game could start.
+   */
+  private armIdle(lobby: Lobby): void {
+    const ms = this.o.idleLobbyTimeoutMs;
+    if (ms === null) return;
+    lobby.idleTimer?.cancel();
+    lobby.idleTimer = this.o.clock.setTimeout(
+      guard(this.o.log, 'idle lobby', () => this.closeIdle(lobby)),
+      ms,
+    );
+  }
+
+  /**
+   * Nobody has joined for `idleLobbyTimeoutMs`: the members who have not sent `Spiel starten` are
+   * told (`Spiel beendet`, no `Sieger`) and closed, like a lost connection for the others (D9); if
+   * fewer than 3 ready players (or only house bots) would remain, the whole lobby goes. Three or
+   * four ready ones play.
+   */
+  private closeIdle(lobby: Lobby): void {
+    lobby.idleTimer = null;
+    if (!this.lobbies.includes(lobby)) return;
+    // House bots on their way take their seats first.
+    if (lobby.reserved > 0) {
+      this.armIdle(lobby);
+      return;
+    }
+    const ready = lobby.members.filter((m) => m.status === 'Wartet auf Spielbeginn');
+    // House bots alone do not get a game out of it.
+    const play = ready.length >= 3 && ready.some((m) => m.kind !== 'bot');
+    const leaving = play ? lobby.members.filter((m) => !ready.includes(m)) : [...lobby.members];
+    this.o.log.info({ lobby: lobby.id, closed: leaving.map((m) => m.id), stay: lobby.members.length - leaving.length }, 'idle lobby');
+    if (!play) {
+      // All go at once: nobody is told of the others, and nothing starts on the way.
+      this.dropLobby(lobby);
+      lobby.members.length = 0;
+      for (const m of leaving) m.lobby = null;
+    }
+    for (const m of leaving) {
+      this.send(m, { type: 'gameOver', message: TEXT.idleLobby });
+      // D9 for the ready players who stay (their game may start now).
+      this.disconnected(m);
+      m.peer.end();
+    }
+  }
+
   private dropLobby(lobby: Lobby): void {
+    for (const w of lobby.waiters.splice(0)) w(null);
+    lobby.idleTimer?.cancel();
+    lobby.idleTimer = null;
     lobby.fillTimer?.cancel();
     const i = this.lobbies.indexOf(lobby);
     if (i >= 0) this.lobbies.splice(i, 1);
@@ -277,6 +409,7 @@ export class Hall {
     const n = lobby.members.length;
     // Bots on their way get their seats: the game waits for them.
     if (n < 3 || n > 4 || lobby.reserved > 0 || !lobby.members.every((m) => m.status === 'Wartet auf Spielbeginn')) return false;
+    const waiters = lobby.waiters.splice(0);
     this.dropLobby(lobby);
     const number = ++this.gameCount;
     let participants: Participant[] = lobby.members.map((m) => ({
@@ -291,7 +424,7 @@ export class Hall {
     if (order) participants = order.map((id) => participants.find((p) => p.id === id)!);
     const allMachines = participants.every((p) => p.kind !== 'human');
     const board = this.o.board?.(number);
-    const started = Match.start({
+    const start = (): ReturnType<typeof Match.start> => Match.start({
       number,
       seed: `${this.o.seed}/${number}`,
       participants,
@@ -308,9 +441,19 @@ export class Hall {
       onStep: this.o.onStep,
       onEnd: (m, result) => this.ended(m, result),
     });
+    let started: ReturnType<typeof Match.start>;
+    try {
+      started = start();
+    } catch (e) {
+      started = { ok: false, error: e instanceof Error ? e.message : String(e) };
+    }
     if (!started.ok) {
       this.o.log.error({ lobby: lobby.id, error: started.error }, 'could not start a game');
-      for (const m of lobby.members) m.peer.end();
+      for (const m of lobby.members) {
+        this.send(m, { type: 'gameOver', message: TEXT.internalError });
+        m.peer.end();
+      }
+      for (const w of waiters) w(null);
       return true;
     }
     const match = started.value;
@@ -320,7 +463,7 @@ export class Hall {
     }
     if (!match.over) this.matches.set(match.id, match);
     this.o.log.info({ match: match.id, players: participants.map((p) => p.id) }, 'game started');
-    for (const w of lobby.waiters) w(match.id);
+    for (const w of waiters) w(match.id);
     return true;
   }
 
@@ -336,11 +479,14 @@ export class Hall {
     const ms = this.o.botFillMs;
     if (ms === null || lobby.dedicated || lobby.fillTimer) return;
     lobby.fillAt = this.o.clock.now() + ms;
-    lobby.fillTimer = this.o.clock.setTimeout(() => {
-      lobby.fillTimer = null;
-      lobby.fillAt = null;
-      if (this.lobbies.includes(lobby)) this.addBots(lobby, 4);
-    }, ms);
+    lobby.fillTimer = this.o.clock.setTimeout(
+      guard(this.o.log, 'bot fill', () => {
+        lobby.fillTimer = null;
+        lobby.fillAt = null;
+        if (this.lobbies.includes(lobby)) this.addBots(lobby, 4);
+      }),
+      ms,
+    );
   }
 
   /** Seats house bots in `lobby` until it has `size` players (they choose free colours and start). */
@@ -367,7 +513,9 @@ export class Hall {
   startBotGame(players: 3 | 4 = 4): Promise<string> {
     if (this.stopped || this.matches.size + this.lobbies.length >= this.o.maxGames) return Promise.reject(new Error(MELDUNG_SERVER.gameFull));
     const lobby = this.newLobby(true);
-    const started = new Promise<string>((resolve) => lobby.waiters.push(resolve));
+    const started = new Promise<string>((resolve, reject) =>
+      lobby.waiters.push((id) => (id === null ? reject(new Error('the game of house bots did not start')) : resolve(id))),
+    );
     this.addBots(lobby, players);
     return started;
   }

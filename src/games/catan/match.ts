@@ -1,4 +1,5 @@
 import type { Clock, Timer } from '../../core/clock.js';
+import { INTERNAL_ERROR } from '../../core/guard.js';
 import type { Logger } from '../../core/log.js';
 import { matchesTotal } from '../../core/metrics.js';
 import type { RecordStore } from '../../core/records.js';
@@ -35,7 +36,8 @@ import { view, type View } from './view.js';
  * One game in progress: it owns the rules state, the seats and the decision timer. It sees no
  * socket: each seat is a `Peer` that takes server messages, and every message a seat gets is made
  * from the event as censored for that seat (`censor`, normally `censorEvent`), so nothing a seat
- * may not know can reach it. Any exception ends this game (recorded as an error), never the server.
+ * may not know can reach it. Any exception ends this game (recorded `aborted`, reason `internal error`),
+ * never the server.
  */
 
 /** Where a seat's messages go: a TCP connection, or a house bot in this process. */
@@ -381,7 +383,12 @@ export class Match {
     }
   }
 
-  private fail(e: unknown): void {
+  /**
+   * Ends the game after an exception in it or in one of its seats (a house bot): everyone gets
+   * `Interner Fehler des Servers. Spiel abgebrochen.`, the record says `aborted`, reason
+   * `internal error`, with the error's message.
+   */
+  fail(e: unknown): void {
     this.log.error({ err: e }, 'match failed');
     if (this.ended) return;
     try {
@@ -389,7 +396,7 @@ export class Match {
     } catch {
       // The seats are closed below either way.
     }
-    this.finish('aborted', 'error', TEXT.internalError, null, e instanceof Error ? e.message : String(e));
+    this.finish('aborted', INTERNAL_ERROR, TEXT.internalError, null, e instanceof Error ? e.message : String(e));
   }
 
   private finish(
@@ -410,20 +417,6 @@ export class Match {
       colour: p.colour,
       points: totalPoints(p),
     }));
-    this.o.store?.finishMatch(this.id, {
-      status: kind,
-      endedAt,
-      result: {
-        reason,
-        winner,
-        winnerName: winner === null ? null : this.byId.get(winner)!.name,
-        points: Object.fromEntries(players.map((p) => [p.id, p.points])),
-        turns: this.state.turnNumber,
-        timeouts: this.timeouts,
-        ...(error === undefined ? {} : { error }),
-      },
-    });
-    matchesTotal.inc({ game: GAME, status: kind });
     const result: CatanResultRow = {
       id: this.id,
       number: this.o.number,
@@ -442,9 +435,34 @@ export class Match {
       })),
       turns: this.state.turnNumber,
     };
-    this.log.info({ reason, winner }, 'match over');
-    this.o.publish('matchEnded', result);
-    for (const seat of this.seats) seat.peer.end();
+    try {
+      this.o.store?.finishMatch(this.id, {
+        status: kind,
+        endedAt,
+        result: {
+          reason,
+          winner,
+          winnerName: winner === null ? null : this.byId.get(winner)!.name,
+          points: Object.fromEntries(players.map((p) => [p.id, p.points])),
+          turns: this.state.turnNumber,
+          timeouts: this.timeouts,
+          ...(error === undefined ? {} : { error }),
+        },
+      });
+      matchesTotal.inc({ game: GAME, status: kind });
+      this.log.info({ reason, winner }, 'match over');
+      this.o.publish('matchEnded', result);
+    } catch (e) {
+      this.log.error({ err: e }, 'could not record the end of the match');
+    }
+    // Whatever failed above, the seats are closed and the hall forgets the game.
+    for (const seat of this.seats) {
+      try {
+        seat.peer.end();
+      } catch (e) {
+        this.log.error({ err: e, player: seat.id }, 'could not close a seat');
+      }
+    }
     this.o.onEnd(this, result);
   }
 

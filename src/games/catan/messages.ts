@@ -17,6 +17,8 @@ export const TEXT = {
   lost: (name: string): string => `Spieler ${name} hat die Verbindung verloren. Spiel abgebrochen.`,
   serverStopped: 'Der Server wird beendet. Spiel abgebrochen.',
   internalError: 'Interner Fehler des Servers. Spiel abgebrochen.',
+  /** To the members of a lobby closed because nobody joined for `idleLobbyTimeoutMs`. */
+  idleLobby: 'Zu lange kein Spielbeginn. Lobby geschlossen.',
 } as const;
 
 /** The public Karte of a game (board, placements, robber). */

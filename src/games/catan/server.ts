@@ -1,5 +1,6 @@
-import type { Socket } from 'node:net';
-import { TcpEndpoint } from '../../core/tcp.js';
+import { connect, type Socket } from 'node:net';
+import { hostOf } from '../../core/hosts.js';
+import { TcpEndpoint, perHostGate } from '../../core/tcp.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { EventHub, type GameServer, type ServerInfo, type SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
@@ -9,6 +10,7 @@ import type { CatanBot } from './driver.js';
 import { censorEvent, type GameEvent, type SeenEvent, type Viewer } from './events.js';
 import { Hall } from './lobby.js';
 import type { HistoryStep, Match } from './match.js';
+import { MELDUNG_SERVER, Outgoing } from './protocol.js';
 import type { Board } from './rules/index.js';
 import type { CatanSnapshot } from './snapshot.js';
 
@@ -37,8 +39,17 @@ export interface CatanServerOptions {
   /** The house bots' strategy (default: baseline R). */
   botStrategy?: ((seed: string) => CatanBot) | undefined;
   maxConnections?: number | undefined;
+  /**
+   * Open connections one remote IP may hold (0: no cap); one more gets `Spiel ist voll` and is
+   * closed. The dashboard's own seats (`connectGateway`) are not counted.
+   */
+  maxConnectionsPerHost?: number | undefined;
   /** Games at once (running plus lobbies); more Hallos get `Spiel ist voll`. */
   maxGames?: number | undefined;
+  /** Lobbies and running games one remote IP's connections may sit in (0: no cap); a Hallo beyond gets `Spiel ist voll`. */
+  maxLobbiesPerHost?: number | undefined;
+  /** A lobby nobody has joined for this long is closed (those not ready, or all if fewer than 3 are); null: never. */
+  idleLobbyTimeoutMs?: number | null | undefined;
   /** Per connection: messages per second (burst twice that). */
   floodPerSecond?: number | undefined;
   maxOutputBytes?: number | undefined;
@@ -63,7 +74,11 @@ export const CATAN_DEFAULTS = {
   botFillMs: null,
   botThinkMs: 0,
   maxConnections: 2000,
+  /** A tenth of `maxConnections`. */
+  maxConnectionsPerHost: 200,
   maxGames: 500,
+  maxLobbiesPerHost: 20,
+  idleLobbyTimeoutMs: 600_000,
   floodPerSecond: 5000,
   maxOutputBytes: 4 * 1024 * 1024,
   helloTimeoutMs: 30_000,
@@ -81,17 +96,34 @@ export class CatanServer implements GameServer {
   private readonly log: Logger;
   private readonly sockets = new Set<Socket>();
   private connectionCount = 0;
+  /** `address:port` of the gateway's own clients (see `connectGateway`). */
+  private readonly gateway = new Set<string>();
 
   constructor(private readonly o: CatanServerOptions) {
     this.clock = o.clock ?? systemClock;
     this.log = o.log.child({ game: GAME });
+    // The per-host cap sits behind the gateway check, so that the dashboard's seats (all from
+    // loopback, bounded by maxBrowserPlayers) never count against, or are refused by, it.
+    const gate = perHostGate({
+      host: o.host,
+      port: o.port,
+      maxConnectionsPerHost: o.maxConnectionsPerHost ?? CATAN_DEFAULTS.maxConnectionsPerHost,
+      onRefused: (socket) =>
+        socket.write(new Outgoing({ type: 'error', message: MELDUNG_SERVER.gameFull }).line + '\n'),
+      log: this.log,
+      onSocket: (socket) => this.accept(socket, false),
+    });
     this.tcp = new TcpEndpoint({
       host: o.host,
       port: o.port,
       server: { noDelay: true },
       maxConnections: o.maxConnections ?? CATAN_DEFAULTS.maxConnections,
       log: this.log,
-      onSocket: (socket) => this.accept(socket),
+      onSocket: (socket) => {
+        if (this.gateway.delete(`${hostOf(socket.remoteAddress)}:${socket.remotePort}`))
+          this.accept(socket, true);
+        else gate.handler(socket);
+      },
     });
     this.hall = new Hall({
       seed: String(o.seed),
@@ -102,6 +134,9 @@ export class CatanServer implements GameServer {
       aiTurnTimeoutMs: o.aiTurnTimeoutMs === undefined ? CATAN_DEFAULTS.aiTurnTimeoutMs : o.aiTurnTimeoutMs,
       botFillMs: o.botFillMs ?? CATAN_DEFAULTS.botFillMs,
       maxGames: o.maxGames ?? CATAN_DEFAULTS.maxGames,
+      maxLobbiesPerHost: o.maxLobbiesPerHost ?? CATAN_DEFAULTS.maxLobbiesPerHost,
+      idleLobbyTimeoutMs:
+        o.idleLobbyTimeoutMs === undefined ? CATAN_DEFAULTS.idleLobbyTimeoutMs : o.idleLobbyTimeoutMs,
       houseBot: {
         thinkMs: o.botThinkMs ?? CATAN_DEFAULTS.botThinkMs,
         strategy: o.botStrategy,
@@ -124,8 +159,7 @@ export class CatanServer implements GameServer {
   }
 
   async start(): Promise<void> {
-    if (!(await this.tcp.open())) return;
-    this.log.info({ host: this.o.host, port: this.tcp.port }, 'Catan server listening');
+    await this.tcp.open();
   }
 
   async stop(): Promise<void> {
@@ -190,12 +224,38 @@ export class CatanServer implements GameServer {
     return this.hall.match(id);
   }
 
-  private accept(socket: Socket): void {
+  /**
+   * A TCP client of this server for the dashboard's gateway (a person's seat, the D15 relay): it
+   * is an ordinary client on the wire, but neither its connection nor its lobby counts against the
+   * per-host caps (`maxBrowserPlayers` bounds these). It is known by its local address and port,
+   * which are bound when Node issues the connect, before this server can accept it.
+   */
+  connectGateway(host: string): Socket {
+    const socket = connect({ host, port: this.tcp.port, noDelay: true });
+    let key: string | null = null;
+    const forget = (): void => {
+      if (key !== null) this.gateway.delete(key);
+      key = null;
+    };
+    socket.on('connectionAttempt', () =>
+      process.nextTick(() => {
+        forget();
+        if (socket.localPort === undefined) return;
+        key = `${hostOf(socket.localAddress)}:${socket.localPort}`;
+        this.gateway.add(key);
+      }),
+    );
+    socket.once('close', forget);
+    return socket;
+  }
+
+  private accept(socket: Socket, gateway: boolean): void {
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
     const n = ++this.connectionCount;
     const address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? n}`;
     new Connection(socket, address, this.hall, {
+      host: gateway ? null : hostOf(socket.remoteAddress),
       log: this.o.log,
       store: this.o.store,
       clock: this.clock,

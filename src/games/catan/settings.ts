@@ -36,6 +36,12 @@ export const catanSettingsSchema = z
     housePauseMs: z.number().int().min(0).max(600_000),
     maxGames: z.number().int().min(1).max(100_000),
     maxConnections: z.number().int().min(1).max(100_000),
+    /** TCP connections one remote IP may hold (0: no cap); the dashboard's own seats are not counted. */
+    maxConnectionsPerHost: z.number().int().min(0).max(100_000),
+    /** Lobbies and running games one remote IP's connections may sit in (0: no cap). */
+    maxLobbiesPerHost: z.number().int().min(0).max(100_000),
+    /** A lobby nobody has joined for this long is closed; 0 = never. */
+    idleLobbyTimeoutMs: msOrOff,
     /** Messages a second one connection may send (burst: twice that). */
     floodPerSecond: z.number().int().min(1).max(1_000_000),
     helloTimeoutMs: z.number().int().min(1).max(600_000),
@@ -59,6 +65,9 @@ export const CATAN_SETTINGS: CatanSettings = {
   housePauseMs: 10_000,
   maxGames: CATAN_DEFAULTS.maxGames,
   maxConnections: CATAN_DEFAULTS.maxConnections,
+  maxConnectionsPerHost: CATAN_DEFAULTS.maxConnectionsPerHost,
+  maxLobbiesPerHost: CATAN_DEFAULTS.maxLobbiesPerHost,
+  idleLobbyTimeoutMs: CATAN_DEFAULTS.idleLobbyTimeoutMs,
   floodPerSecond: CATAN_DEFAULTS.floodPerSecond,
   helloTimeoutMs: CATAN_DEFAULTS.helloTimeoutMs,
   maxBrowserPlayers: 32,
@@ -87,6 +96,9 @@ export function catanServerOptions(
     botStrategy: (seed) => createCatanBot(s.botStrategy, seed),
     maxGames: s.maxGames,
     maxConnections: s.maxConnections,
+    maxConnectionsPerHost: s.maxConnectionsPerHost,
+    maxLobbiesPerHost: s.maxLobbiesPerHost,
+    idleLobbyTimeoutMs: off(s.idleLobbyTimeoutMs),
     floodPerSecond: s.floodPerSecond,
     helloTimeoutMs: s.helloTimeoutMs,
   };

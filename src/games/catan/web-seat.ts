@@ -1,5 +1,6 @@
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
+import { guard } from '../../core/guard.js';
 import { logWire, type Logger } from '../../core/log.js';
 import { legalFromView, stateFromView } from './client-legal.js';
 import { ClientGame } from './client-view.js';
@@ -29,7 +30,9 @@ import type {
  * browser over a WebSocket. The client keeps its own view from the messages it receives
  * (`ClientGame`, as our bots do), offers the person exactly the legal actions the rules core
  * works out from that view (`legalFromView`), sends one message at a time and reports every
- * `Fehler`. The server sees an ordinary client (version `CatanTS-Web 0.3`, a human).
+ * `Fehler`. The server sees an ordinary client (version `CatanTS-Web 0.3`, a human), which the
+ * per-host caps do not count (`CatanServer.connectGateway`). Every event of the seat (WebSocket,
+ * TCP, timers) runs behind an error boundary: an exception closes this seat only.
  */
 
 export const WEB_VERSION = 'CatanTS-Web 0.3';
@@ -68,6 +71,7 @@ export class BrowserSeat {
   private name: string;
   private colour: Colour | null;
   private closed = false;
+  private failed = false;
   readonly since = Date.now();
 
   constructor(
@@ -98,7 +102,10 @@ export class BrowserSeat {
         this.schedulePush();
       }
     });
-    this.ws.on('message', (data: RawData) => this.command(data));
+    this.ws.on(
+      'message',
+      this.guarded('command', (data: RawData) => this.command(data)),
+    );
     const done = new Promise<void>((resolve) => {
       this.ws.on('close', () => {
         this.socket?.end();
@@ -123,15 +130,18 @@ export class BrowserSeat {
   }
 
   private connect(): Promise<void> {
-    const socket = connect({ host: this.o.host, port: this.o.server.port, noDelay: true });
+    const socket = this.o.server.connectGateway(this.o.host);
     this.socket = socket;
     return new Promise<void>((resolve, reject) => {
       socket.once('error', reject);
       socket.once('connect', () => {
         socket.off('error', reject);
         socket.on('error', (err) => this.o.log.debug({ err: err.message }, 'seat socket error'));
-        socket.on('data', (chunk: Buffer) => this.receive(chunk));
-        socket.on('close', () => this.tcpClosed());
+        socket.on(
+          'data',
+          this.guarded('input', (chunk: Buffer) => this.receive(chunk)),
+        );
+        socket.on('close', this.guarded('close', () => this.tcpClosed()));
         resolve();
       });
     });
@@ -169,7 +179,7 @@ export class BrowserSeat {
         return;
       case 'welcome':
         // The lobby's Statusupdates follow the Willkommen: choose a colour once they are read.
-        setImmediate(() => this.register());
+        setImmediate(this.guarded('register', () => this.register()));
         return;
       case 'status':
         if (m.player.id === this.game.me) {
@@ -301,13 +311,16 @@ export class BrowserSeat {
     const line = formatClient(message);
     if (answered) {
       this.inFlight = line;
-      this.answerTimer = setTimeout(() => {
-        this.answerTimer = null;
-        if (this.inFlight === line) {
-          this.inFlight = null;
-          this.schedulePush(true);
-        }
-      }, ANSWER_TIMEOUT_MS);
+      this.answerTimer = setTimeout(
+        this.guarded('answer timer', () => {
+          this.answerTimer = null;
+          if (this.inFlight === line) {
+            this.inFlight = null;
+            this.schedulePush(true);
+          }
+        }),
+        ANSWER_TIMEOUT_MS,
+      );
     }
     logWire(this.o.log, 'out', line);
     this.send({ type: 'line', dir: 'out', line });
@@ -336,16 +349,21 @@ export class BrowserSeat {
       if (this.pushTimer) clearTimeout(this.pushTimer);
       this.pushTimer = null;
       this.pushing = true;
-      setImmediate(() => {
-        this.pushing = false;
-        this.push();
-      });
+      setImmediate(
+        this.guarded('push', () => {
+          this.pushing = false;
+          this.push();
+        }),
+      );
       return;
     }
-    this.pushTimer ??= setTimeout(() => {
-      this.pushTimer = null;
-      this.push();
-    }, PUSH_MS);
+    this.pushTimer ??= setTimeout(
+      this.guarded('push', () => {
+        this.pushTimer = null;
+        this.push();
+      }),
+      PUSH_MS,
+    );
   }
 
   private push(): void {
@@ -393,6 +411,22 @@ export class BrowserSeat {
     } catch (err) {
       this.o.log.debug({ err }, 'browser send failed');
     }
+  }
+
+  /** `fn` behind this seat's error boundary. */
+  private guarded<A extends unknown[]>(what: string, fn: (...args: A) => unknown): (...args: A) => void {
+    return guard(this.o.log, `browser seat ${what}`, fn, () => this.fail());
+  }
+
+  /** An exception in the seat: the person is told, the TCP connection and the WebSocket close. */
+  private fail(): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.closed = true;
+    this.ended = 'internal error in the gateway';
+    this.send({ type: 'notice', text: this.ended });
+    this.socket?.destroy();
+    this.closeWs(1011, 'internal error');
   }
 
   private closeWs(code: number, reason: string): void {

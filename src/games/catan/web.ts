@@ -1,7 +1,7 @@
-import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
+import { guard } from '../../core/guard.js';
 import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
 import { codePoints } from './commands.js';
@@ -21,6 +21,9 @@ import type { CatanBrowserPlayer, CatanRecordView } from './web-views.js';
  * - `/ws/catan/play`: a person's seat, a protocol 0.3 TCP client in the gateway (web-seat.ts).
  * - `/ws/catan/relay`: D15 exactly, for browser clients of others: each text frame is one JSON
  *   object passed unchanged to its own TCP connection, and each object from it comes back as one frame.
+ * Seats and relays connect through `CatanServer.connectGateway`: `maxBrowserPlayers` bounds them, the
+ * server's per-host caps do not count them (they all come from loopback). An exception in one of
+ * them closes that one.
  */
 
 export interface CatanWebDeps {
@@ -128,7 +131,10 @@ export function registerCatanWebRoutes(app: FastifyInstance, server: CatanServer
         log: log.child({ player: name }),
       });
       seats.add(seat);
-      void seat.run().finally(() => seats.delete(seat));
+      void seat
+        .run()
+        .catch((err: unknown) => log.error({ err }, 'browser seat failed'))
+        .finally(() => seats.delete(seat));
     },
   });
 
@@ -139,14 +145,14 @@ export function registerCatanWebRoutes(app: FastifyInstance, server: CatanServer
     wsHandler: (socket) => {
       if (full(socket)) return;
       relays++;
-      relay(socket, connectHost(server.info().host), server.port, log, () => relays--);
+      relay(socket, server, connectHost(server.info().host), log, () => relays--);
     },
   });
 }
 
 /** D15: one browser WebSocket ↔ one TCP connection, one JSON object per text frame, unchanged. */
-function relay(ws: WebSocket, host: string, port: number, log: Logger, done: () => void): void {
-  const tcp = connect({ host, port, noDelay: true });
+function relay(ws: WebSocket, server: CatanServer, host: string, log: Logger, done: () => void): void {
+  const tcp = server.connectGateway(host);
   const reader = new JsonObjectReader(MAX_MESSAGE_BYTES);
   let finished = false;
   const finish = (): void => {
@@ -156,22 +162,38 @@ function relay(ws: WebSocket, host: string, port: number, log: Logger, done: () 
     tcp.destroy();
     if (ws.readyState === OPEN) ws.close(1000, 'connection closed');
   };
-  tcp.on('data', (chunk: Buffer) => {
-    for (const item of reader.push(chunk)) {
-      if (item.kind === 'object' && ws.readyState === OPEN) ws.send(item.text);
-    }
-  });
+  tcp.on(
+    'data',
+    guard(
+      log,
+      'relay input',
+      (chunk: Buffer) => {
+        for (const item of reader.push(chunk)) {
+          if (item.kind === 'object' && ws.readyState === OPEN) ws.send(item.text);
+        }
+      },
+      finish,
+    ),
+  );
   tcp.on('error', (err) => log.debug({ err: err.message }, 'relay socket error'));
   tcp.on('close', finish);
-  ws.on('message', (data: RawData, binary: boolean) => {
-    if (binary) return;
-    const text = Array.isArray(data)
-      ? Buffer.concat(data).toString('utf8')
-      : data instanceof ArrayBuffer
-        ? Buffer.from(data).toString('utf8')
-        : data.toString('utf8');
-    tcp.write(text.endsWith('\n') ? text : text + '\n');
-  });
+  ws.on(
+    'message',
+    guard(
+      log,
+      'relay command',
+      (data: RawData, binary: boolean) => {
+        if (binary) return;
+        const text = Array.isArray(data)
+          ? Buffer.concat(data).toString('utf8')
+          : data instanceof ArrayBuffer
+            ? Buffer.from(data).toString('utf8')
+            : data.toString('utf8');
+        tcp.write(text.endsWith('\n') ? text : text + '\n');
+      },
+      finish,
+    ),
+  );
   ws.on('close', finish);
   ws.on('error', finish);
 }

@@ -45,9 +45,9 @@ export async function act(c: RawClient, line: string, answer: string | RegExp = 
   return c.expect(answer, from);
 }
 
-/** Connects and says Hallo; resolves with the client and its id. */
-export async function hello(port: number, version = 'Test 0.3'): Promise<{ c: RawClient; id: number }> {
-  const c = await RawClient.open(port);
+/** Connects (from `from`, default 127.0.0.1) and says Hallo; resolves with the client and its id. */
+export async function hello(port: number, version = 'Test 0.3', from?: string): Promise<{ c: RawClient; id: number }> {
+  const c = await RawClient.open(port, from);
   await c.expect(/^\{"Hallo"/);
   c.send(`{"Hallo":{"Version":"${version}"}}`);
   const welcome = await c.expect(/^\{"Willkommen"/);

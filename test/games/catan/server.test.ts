@@ -356,7 +356,7 @@ describe('a failing match', () => {
     expect(won.some((r) => r.won)).toBe(true);
     t.store.flush();
     const record = t.store.getMatch(doomed!)!;
-    expect(record).toMatchObject({ status: 'aborted', result: { reason: 'error', error: 'boom' } });
+    expect(record).toMatchObject({ status: 'aborted', result: { reason: 'internal error', error: 'boom' } });
     expect(t.server.info().status).toBe('running');
   });
 });

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 
-/** A scripted TCP client on 127.0.0.1 that records every line it receives. */
+/** A scripted TCP client to 127.0.0.1 (from `localAddress`, default 127.0.0.1) that records every line it receives. */
 export class RawClient {
   readonly lines: string[] = [];
   private buffer = '';
@@ -25,8 +25,8 @@ export class RawClient {
     socket.on('error', () => undefined);
   }
 
-  static async open(port: number): Promise<RawClient> {
-    const socket = connect({ host: '127.0.0.1', port, noDelay: true });
+  static async open(port: number, localAddress?: string): Promise<RawClient> {
+    const socket = connect({ host: '127.0.0.1', port, noDelay: true, ...(localAddress === undefined ? {} : { localAddress }) });
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
       socket.once('error', reject);
