@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const benches: [game: string, file: string, args: string[]][] = [
+  ['serve', 'serve-startup.ts', ['--runs', '7']],
   ['mia', 'mia-server.ts', ['--bots', '50', '--seconds', '20']],
   ['mia', 'mia-strength.ts', ['--rounds', '10000']],
   ['connect4', 'connect4-solver.ts', ['--set', 'all']],

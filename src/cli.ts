@@ -89,7 +89,12 @@ export function buildProgram(): Command {
       const i = s.info();
       return `  ${i.title.padEnd(22)} ${i.transport} ${i.host}:${i.port}`;
     });
-    if (running.webPort !== null) lines.unshift(`  ${'Dashboard'.padEnd(22)} http://${settings.web.host}:${running.webPort}/`);
+    if (running.webPort !== null) {
+      const url = `http://${settings.web.host}:${running.webPort}/`;
+      // Beyond loopback, changes from the dashboard need the token: a new one is shown here, a set one is not repeated.
+      const token = running.webToken === null ? '' : !settings.web.token ? `?token=${running.webToken}` : '?token=<web.token>';
+      lines.unshift(`  ${'Dashboard'.padEnd(22)} ${url}${token}`);
+    }
     process.stderr.write(`Spielhalle is running (Ctrl-C stops it; records in ${recordsFile(settings)}):\n${lines.join('\n')}\n`);
   });
 

@@ -20,7 +20,19 @@ export const settingsSchema = z
     logFile: z.string(),
     bots: z.boolean(),
     seed: z.string(),
-    web: z.object({ enabled: z.boolean(), host: z.string().min(1), port }).strict(),
+    web: z
+      .object({
+        enabled: z.boolean(),
+        host: z.string().min(1),
+        port,
+        // Needed for changes from the dashboard when it listens beyond loopback; empty: a new one each start.
+        token: z
+          .string()
+          .max(200)
+          .regex(/^$|^[\w.~-]{16,}$/, '16 or more letters, digits, or . _ ~ - (or empty for a new one each start)')
+          .optional(),
+      })
+      .strict(),
     /** Retention of the record store, applied by the running server (0: keep). */
     records: z
       .object({
@@ -44,7 +56,7 @@ export const DEFAULT_SETTINGS: Settings = {
   logFile: '',
   bots: true,
   seed: '',
-  web: { enabled: true, host: '127.0.0.1', port: 8080 },
+  web: { enabled: true, host: '127.0.0.1', port: 8080, token: '' },
   records: { keepDays: 365, wireKeepDays: 30, maxMegabytes: 1024, pruneEveryMinutes: 60 },
   games: {
     catan: CATAN_SETTINGS,

@@ -1,19 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import { recordsFile, type Settings } from './config.js';
 import type { GameServer } from './core/game-server.js';
-import { Lifecycle } from './core/lifecycle.js';
+import { Lifecycle, type Stoppable } from './core/lifecycle.js';
 import { createLogger, type Logger } from './core/log.js';
 import { RecordStore, StoreLockedError } from './core/records.js';
 import { startRetention } from './core/retention.js';
 import { GAMES } from './games/registry.js';
 import type { ServeContext } from './games/types.js';
-import { createWebServer } from './web/server.js';
+import { checkExposure } from './web/exposure.js';
 
 /** `spielhalle serve`: the chosen game servers, their house bots and the dashboard, in one process. */
 
 export interface Running {
   servers: GameServer[];
   webPort: number | null;
+  /** The token the dashboard asks for before it lets anyone change anything; null on loopback. */
+  webToken: string | null;
   lifecycle: Lifecycle;
   store: RecordStore;
   log: Logger;
@@ -23,8 +25,19 @@ export class StartError extends Error {
   override readonly name = 'StartError';
 }
 
+/** The one start-up line per server: `listening` with where. */
+function logListening(log: Logger, server: GameServer): void {
+  const { game, transport, host, port } = server.info();
+  log.info({ game, transport, host, port }, 'listening');
+}
+
+const bindError = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+
 export async function serve(settings: Settings, only: readonly string[] = [], log?: Logger): Promise<Running> {
   log ??= createLogger({ level: settings.logLevel, file: settings.logFile || undefined });
+  const games = GAMES.filter((g) => (only.length ? only.includes(g.name) : settings.games[g.name].enabled));
+  // Before anything opens or binds: listening beyond loopback with a well-known password is a settings error.
+  checkExposure(settings, games.map((g) => g.name));
   let store: RecordStore;
   try {
     store = new RecordStore(recordsFile(settings), { mode: 'serve' });
@@ -39,42 +52,63 @@ export async function serve(settings: Settings, only: readonly string[] = [], lo
   const ctx: ServeContext = { settings, log, store };
   const servers: GameServer[] = [];
   try {
-    const games = GAMES.filter((g) => (only.length ? only.includes(g.name) : settings.games[g.name].enabled));
-    for (const game of games) {
-      const server = game.createServer(ctx);
-      try {
-        await server.start();
-      } catch (err) {
+    // Every server listens first, all at once, before any heavy work (dashboard, house bots, engine
+    // workers): a client that registers once and then waits (the reference Mia bots) must find it.
+    const created = games.map((game) => ({ game, server: game.createServer(ctx) }));
+    const started = await Promise.allSettled(created.map(({ server }) => server.start()));
+    let failure: StartError | null = null;
+    for (const [i, { game, server }] of created.entries()) {
+      const outcome = started[i];
+      if (outcome?.status === 'fulfilled') {
+        servers.push(server);
+        lifecycle.add({ name: `${game.name} server`, stop: () => server.stop() });
+        // A game whose port is its house bot's listens only once that bot runs (and not at all without it).
+        if (!game.listensWithHouseBots) logListening(log, server);
+      } else {
         const info = server.info();
-        throw new StartError(`${game.title}: cannot listen on ${info.host}:${info.port} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+        failure ??= new StartError(`${game.title}: cannot listen on ${info.host}:${info.port} (${bindError(outcome?.reason)})`);
       }
-      servers.push(server);
-      lifecycle.add({ name: `${game.name} server`, stop: () => server.stop() });
     }
+    if (failure) throw failure;
+    const startHouseBots = async (server: GameServer): Promise<void> => {
+      const game = games.find((g) => g.name === server.game);
+      let bots: Stoppable[];
+      try {
+        bots = (await game?.startHouseBots?.(ctx, server)) ?? [];
+      } catch (err) {
+        if (!game?.listensWithHouseBots) throw err;
+        const info = server.info();
+        throw new StartError(`${game.title}: cannot listen on ${info.host}:${info.port} (${bindError(err)})`);
+      }
+      for (const bot of bots) lifecycle.add(bot);
+      if (bots.length) log.info({ game: server.game, bots: bots.length }, 'house bots playing');
+      if (game?.listensWithHouseBots && bots.length) logListening(log, server);
+    };
+    const botsListen = (server: GameServer): boolean => games.find((g) => g.name === server.game)?.listensWithHouseBots === true;
+    // House bots that are what listens on the game's port come next; the others wait for the dashboard.
+    if (settings.bots) for (const server of servers.filter(botsListen)) await startHouseBots(server);
     let webPort: number | null = null;
+    let webToken: string | null = null;
     if (settings.web.enabled) {
+      // Imported only now: fastify and its plugins are not needed to bind the game ports.
+      const { createWebServer } = await import('./web/server.js');
       const routes = servers.flatMap((server) => {
         const register = games.find((g) => g.name === server.game)?.registerRoutes;
         return register ? [(app: FastifyInstance) => register(app, server, ctx)] : [];
       });
-      const web = createWebServer({ servers, store, log, host: settings.web.host, port: settings.web.port, routes });
+      const web = createWebServer({ servers, store, log, host: settings.web.host, port: settings.web.port, routes, token: settings.web.token });
       try {
         webPort = (await web.start()).port;
       } catch (err) {
-        throw new StartError(`dashboard: cannot listen on ${settings.web.host}:${settings.web.port} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+        throw new StartError(`dashboard: cannot listen on ${settings.web.host}:${settings.web.port} (${bindError(err)})`);
       }
       lifecycle.add({ name: 'dashboard', stop: () => web.stop() });
-      log.info({ url: `http://${settings.web.host === '0.0.0.0' ? 'localhost' : settings.web.host}:${webPort}/` }, 'dashboard ready');
+      webToken = web.token;
+      const url = `http://${settings.web.host === '0.0.0.0' ? 'localhost' : settings.web.host}:${webPort}/`;
+      log.info({ component: 'web', transport: 'http', host: settings.web.host, port: webPort, url, token: webToken !== null }, 'listening');
     }
-    if (settings.bots) {
-      for (const server of servers) {
-        const game = games.find((g) => g.name === server.game);
-        const bots = (await game?.startHouseBots?.(ctx, server)) ?? [];
-        for (const bot of bots) lifecycle.add(bot);
-        if (bots.length) log.info({ game: server.game, bots: bots.length }, 'house bots playing');
-      }
-    }
-    return { servers, webPort, lifecycle, store, log };
+    if (settings.bots) for (const server of servers.filter((s) => !botsListen(s))) await startHouseBots(server);
+    return { servers, webPort, webToken, lifecycle, store, log };
   } catch (err) {
     await lifecycle.stop();
     throw err;

@@ -30,6 +30,11 @@ export interface GameModule {
   createServer(ctx: ServeContext): GameServer;
   /** House bots that play on the running server so there is something to watch. */
   startHouseBots?(ctx: ServeContext, server: GameServer): Promise<Stoppable[]>;
+  /**
+   * The game's port is its house bot's (Connect Four is peer to peer): `serve` starts these house
+   * bots right after the servers, before the dashboard, and logs `listening` once they are up.
+   */
+  readonly listensWithHouseBots?: boolean;
   /** Adds `bot <game>`, `play <game>` and any other game command to the CLI. */
   registerCommands?(commands: GameCommands): void;
   /**

@@ -11,6 +11,7 @@ import type { GameServer, LeaderboardEntry, ServerInfo } from '../core/game-serv
 import type { Logger } from '../core/log.js';
 import { registry } from '../core/metrics.js';
 import type { RecordStore } from '../core/records.js';
+import { isLoopbackHost, newToken, redactToken, requireToken, type ReadOnlyRouteConfig } from './exposure.js';
 import { trackServers } from './metrics.js';
 import { spectate } from './spectate.js';
 import { defaultStaticDir, registerStatic } from './static.js';
@@ -31,10 +32,19 @@ export interface WebOptions {
   staticDir?: string;
   /** Routes of the games' own (GameModule.registerRoutes), registered before the static files. */
   routes?: readonly ((app: FastifyInstance) => void)[];
+  /**
+   * Whether requests that change state (every method but GET/HEAD/OPTIONS, every WebSocket but
+   * spectating) need the token. Default: when `host` is not a loopback address.
+   */
+  requireToken?: boolean;
+  /** The token (setting `web.token`); empty or absent: a new random one, when one is required. */
+  token?: string | undefined;
 }
 
 export interface WebServer {
   app: FastifyInstance;
+  /** The token state-changing requests need, or null when they need none (loopback). */
+  readonly token: string | null;
   start(): Promise<{ host: string; port: number }>;
   stop(): Promise<void>;
 }
@@ -95,12 +105,14 @@ export function createWebServer(options: WebOptions): WebServer {
     bodyLimit: 64 * 1024,
   });
 
+  const token = (options.requireToken ?? !isLoopbackHost(options.host)) ? options.token || newToken() : null;
+
   app.addHook('onResponse', (request, reply, done) => {
     if (log.isLevelEnabled('debug')) {
       log.debug(
         {
           method: request.method,
-          url: request.url,
+          url: redactToken(request.url),
           status: reply.statusCode,
           ms: Math.round(reply.elapsedTime),
         },
@@ -113,13 +125,16 @@ export function createWebServer(options: WebOptions): WebServer {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) {
-      log.error({ err: error, method: request.method, url: request.url }, 'request failed');
+      log.error({ err: error, method: request.method, url: redactToken(request.url) }, 'request failed');
       return reply.code(status).send({ error: 'internal server error' });
     }
     return reply.code(status).send({ error: error.message });
   });
 
   void app.register(fastifyWebsocket, { options: { maxPayload: 4096 } });
+  // After the WebSocket plugin's hooks: it marks upgrade requests in one, and closes the socket of
+  // an upgrade answered without upgrading (here: 401) only when it has.
+  if (token !== null) app.after(() => requireToken(app, token));
 
   void app.register((api, _opts, done) => {
     api.get('/healthz', (_request, reply) => {
@@ -164,6 +179,8 @@ export function createWebServer(options: WebOptions): WebServer {
     api.route<{ Querystring: { game?: string } }>({
       method: 'GET',
       url: '/ws/spectate',
+      // Spectators only listen: no token needed even when the dashboard is exposed.
+      config: { readOnly: true } satisfies ReadOnlyRouteConfig,
       // A plain GET (no upgrade) gets a JSON answer like every other API path.
       handler: (_request, reply) =>
         reply.code(426).send({ error: 'this endpoint needs a WebSocket upgrade' }),
@@ -182,8 +199,16 @@ export function createWebServer(options: WebOptions): WebServer {
 
   return {
     app,
+    token,
     async start() {
-      await app.listen({ host: options.host, port: options.port });
+      // serve logs one `listening` line per server; fastify's own ("Server listening at …") is held back.
+      const level = app.log.level;
+      if (log.isLevelEnabled('info')) app.log.level = 'warn';
+      try {
+        await app.listen({ host: options.host, port: options.port });
+      } finally {
+        app.log.level = level;
+      }
       untrack = trackServers(servers);
       const address = app.server.address() as AddressInfo;
       return { host: address.address, port: address.port };

@@ -1,5 +1,36 @@
 /** Small fetch helpers: JSON in, an Error with the server's `{error}` text out. */
 
+const TOKEN_KEY = 'spielhalle.token';
+
+/**
+ * The dashboard token (docs/operations.md, "Exposing the server"): a server that listens beyond
+ * loopback prints its URL with `?token=…`; opened once, the token is kept in localStorage and
+ * taken out of the address bar. Every state-changing request sends it.
+ */
+function readToken(): string | null {
+  try {
+    const url = new URL(window.location.href);
+    const given = url.searchParams.get('token');
+    if (given) {
+      window.localStorage.setItem(TOKEN_KEY, given);
+      url.searchParams.delete('token');
+      window.history.replaceState(window.history.state, '', url.toString());
+      return given;
+    }
+    return window.localStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+const token = readToken();
+
+/** A WebSocket URL with the token as `token=` (browsers cannot set headers on a WebSocket). */
+export function withToken(url: string): string {
+  if (token === null) return url;
+  return `${url}${url.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
+}
+
 export class ApiError extends Error {
   constructor(
     message: string,
@@ -21,7 +52,11 @@ export async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> 
 export async function postJson<T>(url: string, body: unknown = {}): Promise<T> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { accept: 'application/json', 'content-type': 'application/json' },
+    headers: {
+      accept: 'application/json',
+      'content-type': 'application/json',
+      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+    },
     body: JSON.stringify(body),
   });
   return readJson<T>(response);

@@ -5,7 +5,7 @@ import type {
   CatanPlayMessage,
   CatanPlayState,
 } from '../../../../src/games/catan/web-views.js';
-import { query } from '../../api.js';
+import { query, withToken } from '../../api.js';
 
 /**
  * A person's seat: one WebSocket to `/ws/catan/play`, whose server side is a protocol 0.3 client
@@ -42,7 +42,7 @@ const FLUSH_MS = 16;
 
 function playUrl(name: string, colour: Colour): string {
   const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
-  return `${scheme}://${window.location.host}/ws/catan/play${query({ name, colour })}`;
+  return withToken(`${scheme}://${window.location.host}/ws/catan/play${query({ name, colour })}`);
 }
 
 function fold(seat: Seat, batch: readonly CatanPlayMessage[], counter: { n: number }): Seat {

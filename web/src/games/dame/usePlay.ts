@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { DamePlayMessage, DamePlayState } from '../../../../src/games/dame/web-views.js';
-import { query } from '../../api.js';
+import { query, withToken } from '../../api.js';
 
 /**
  * The browser's seat in a Dame game: one WebSocket to `/ws/dame/play`, whose server side is a
@@ -36,7 +36,7 @@ const MAX_LINES = 400;
 function playUrl(gameId: string, seat: 0 | 1 | null, name: string): string {
   const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
   const q = query({ game: gameId, seat: seat ?? undefined, name });
-  return `${scheme}://${window.location.host}/ws/dame/play${q}`;
+  return withToken(`${scheme}://${window.location.host}/ws/dame/play${q}`);
 }
 
 export function usePlay() {
