@@ -23,6 +23,9 @@ const server = createCatanServer({
   maxConnections: 5000,
   maxGames: 2000,
   floodPerSecond: 100_000,
+  // Every bench client connects from 127.0.0.1: no per-host caps.
+  maxConnectionsPerHost: 0,
+  maxLobbiesPerHost: 0,
   onHandled: (ms) => handled.push(ms),
 });
 await server.start();

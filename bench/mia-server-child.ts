@@ -14,6 +14,8 @@ const server = new MiaServer({
   port: 0,
   startEarly: true,
   maxClients: 1000,
+  // Every bench bot plays from 127.0.0.1: no per-host cap.
+  maxClientsPerHost: 0,
   floodPerSecond: 10_000,
   seed: 'bench',
   log: silentLogger,

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { CRASH, SERVER_STOPPED } from './guard.js';
 
@@ -158,7 +159,7 @@ const MIGRATIONS: readonly string[] = [
 ];
 
 /** One queued write: a statement name and its parameters. */
-type Op = [keyof typeof SQL, ...(string | number | null)[]];
+type Op = [keyof typeof SQL, ...(string | number | null | Uint8Array)[]];
 
 const SQL = {
   match: 'INSERT INTO matches (id, game, seed, status, started_at, meta) VALUES (?, ?, ?, ?, ?, ?)',
@@ -450,6 +451,17 @@ export class RecordStore {
     this.enqueue(['wire', entry.matchId, entry.game, entry.conn, entry.at, entry.dir, entry.data]);
   }
 
+  /**
+   * Many wire messages of one match in one row (Mia writes a round's log at its end): stored
+   * deflated, as a BLOB in `data` with `conn` '' (see packWire); `getMatch` lists them one by one
+   * as if each had been added alone. A few hundred bytes instead of a row per message.
+   */
+  addWireBatch(matchId: string, game: string, entries: readonly { conn: string; at: number; dir: 'in' | 'out'; data: string }[]): void {
+    if (entries.length === 0) return;
+    const at = (entries[0] as { at: number }).at;
+    this.enqueue(['wire', matchId, game, '', at, 'out', packWire(at, entries)]);
+  }
+
   finishMatch(matchId: string, end: { status: Exclude<MatchStatus, 'running'>; endedAt: number; result: unknown }): void {
     this.eventSeq.delete(matchId);
     const result = JSON.stringify(end.result);
@@ -505,9 +517,11 @@ export class RecordStore {
         data: string | null;
       }[]
     ).map((e) => ({ ...e, data: e.data === null ? null : (JSON.parse(e.data) as unknown) }));
-    const wire = this.db
-      .prepare('SELECT id AS seq, at, conn, dir, data FROM wire WHERE match_id = ? ORDER BY id')
-      .all(id) as WireRecord[];
+    const wire = (
+      this.db.prepare('SELECT id AS seq, at, conn, dir, data FROM wire WHERE match_id = ? ORDER BY id').all(id) as (Omit<WireRecord, 'data'> & {
+        data: string | Uint8Array;
+      })[]
+    ).flatMap((w) => (typeof w.data === 'string' ? [w as WireRecord] : unpackWire(w.seq, w.at, w.data)));
     return { ...this.toMatch(row), events, wire };
   }
 
@@ -656,6 +670,37 @@ export class RecordStore {
       seats: seats.map((s) => ({ seat: s.seat, name: s.name, kind: s.kind, address: s.address ?? undefined })),
     };
   }
+}
+
+/**
+ * A batch of wire messages: JSON `[conns, [dt, conn index, 1 if in, data], …]` (dt: ms since the
+ * previous message, the first since the row's `at`), deflated.
+ */
+function packWire(at: number, entries: readonly { conn: string; at: number; dir: 'in' | 'out'; data: string }[]): Buffer {
+  const conns: string[] = [];
+  const index = new Map<string, number>();
+  let prev = at;
+  const rows: unknown[] = [conns];
+  for (const e of entries) {
+    let c = index.get(e.conn);
+    if (c === undefined) {
+      c = conns.push(e.conn) - 1;
+      index.set(e.conn, c);
+    }
+    rows.push([e.at - prev, c, e.dir === 'in' ? 1 : 0, e.data]);
+    prev = e.at;
+  }
+  return deflateRawSync(JSON.stringify(rows), { level: 9 });
+}
+
+/** The messages of a batch row; their `seq` are the row's id plus fractions, so they stay in order and unique. */
+function unpackWire(seq: number, at: number, data: Uint8Array): WireRecord[] {
+  const [conns, ...rows] = JSON.parse(inflateRawSync(data).toString('utf8')) as [string[], ...[number, number, 0 | 1, string][]];
+  let t = at;
+  return rows.map(([dt, c, dir, line], i) => {
+    t += dt;
+    return { seq: seq + i / rows.length, at: t, conn: conns[c] ?? '?', dir: dir === 1 ? 'in' : 'out', data: line };
+  });
 }
 
 interface MatchRow {

@@ -9,6 +9,8 @@ import type { LossReason } from './rules.js';
 /** Longest datagram we look at; anything longer is dropped unread. */
 export const MAX_DATAGRAM_BYTES = 1024;
 export const MAX_NAME_LENGTH = 20;
+/** The most a UDP datagram over IPv4 can carry (65,535 − 8 bytes UDP − 20 bytes IP header): no message we send is longer. */
+export const MAX_UDP_PAYLOAD = 65_507;
 
 export type ClientMessage =
   | { type: 'REGISTER'; name: string | undefined }

@@ -3,18 +3,46 @@ import type { RngState } from '../../core/rng.js';
 import { parseDice } from './dice.js';
 import { apply, startRound, type RoundMove, type RoundState } from './rules.js';
 
+interface RoundResult {
+  order?: string[];
+  losers?: string[];
+  reason?: string;
+  round?: number;
+  /** Since the compact records: who joined (only when no order), and the moves as [turn index, type, dice?]. */
+  joined?: string[];
+  moves?: [number, string, string?][];
+}
+
+interface MoveEvent {
+  seq: number;
+  seat: number | null;
+  type: string;
+  data: unknown;
+}
+
+/** The compact moves of a result as the events older records have (a roll's dice as its own `rolled`). */
+function movesAsEvents(moves: readonly [number, string, string?][]): MoveEvent[] {
+  const out: MoveEvent[] = [];
+  moves.forEach(([seat, type, dice], i) => {
+    out.push({ seq: i + 1, seat, type, data: type === 'announce' ? (dice ?? null) : null });
+    if (type === 'roll' && dice !== undefined) out.push({ seq: i + 1, seat: null, type: 'rolled', data: dice });
+  });
+  return out;
+}
+
 /**
  * Replays a recorded Mia round through the rules core: the recorded joins, order, moves and dice
  * must lead to the recorded losers and reason. Returns what differs (empty when the record holds).
  */
 export function verifyRound(match: MatchDetail): { checked: boolean; problems: string[] } {
-  const result = match.result as { order?: string[]; losers?: string[]; reason?: string; round?: number } | null;
+  const result = match.result as RoundResult | null;
   if (match.status !== 'finished' || !result?.order || !result.losers) return { checked: false, problems: [] };
   const meta = match.meta as { round?: number; rng?: RngState } | null;
   const problems: string[] = [];
-  const joined = match.events.filter((e) => e.type === 'join').map((e) => (e.data as { name: string }).name);
+  const joinEvents = match.events.filter((e) => e.type === 'join').map((e) => (e.data as { name: string }).name);
+  const joined = result.joined ?? (joinEvents.length > 0 ? joinEvents : result.order);
   let state: RoundState = startRound(result.round ?? meta?.round ?? 0, joined, meta?.rng ?? [0, 0, 0, 0], result.order).state;
-  const moves = match.events.filter((e) => ['roll', 'rolled', 'announce', 'see', 'timeout'].includes(e.type));
+  const moves = result.moves ? movesAsEvents(result.moves) : match.events.filter((e) => ['roll', 'rolled', 'announce', 'see', 'timeout'].includes(e.type));
   for (let i = 0; i < moves.length; i++) {
     const e = moves[i]!;
     let move: RoundMove;
@@ -26,7 +54,7 @@ export function verifyRound(match: MatchDetail): { checked: boolean; problems: s
     else if (e.type === 'announce') {
       const dice = parseDice(e.data as string);
       if (!dice) {
-        problems.push(`event ${e.seq}: unreadable dice ${String(e.data)}`);
+        problems.push(`move ${e.seq}: unreadable dice ${String(e.data)}`);
         break;
       }
       move = { type: 'announce', dice };

@@ -1,6 +1,8 @@
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { EventHub, type GameServer, type ServerInfo, type ServerStatus, type SpectatorEvent } from '../../core/game-server.js';
+import { guard } from '../../core/guard.js';
+import { hostOf, RateLimitedWarn, TokenBuckets } from '../../core/hosts.js';
 import { connectionLogger, logWire, type Logger } from '../../core/log.js';
 import { badInputTotal, messagesTotal } from '../../core/metrics.js';
 import type { RecordStore } from '../../core/records.js';
@@ -19,8 +21,14 @@ export interface MiaServerOptions {
   waitRecheckMs: number;
   startEarly: boolean;
   maxClients: number;
-  /** Datagrams one address may send per second before the rest are dropped (burst: twice that). */
+  /** Registered clients one IP may hold (0: only maxClients). */
+  maxClientsPerHost: number;
+  /** A player invited to this many rounds in a row without joining is unregistered (0: never). */
+  maxMissedRounds: number;
+  /** Datagrams one registered client may send per second before the rest are dropped (burst: twice that). */
   floodPerSecond: number;
+  /** Datagrams per second from addresses not registered, per IP (all its ports together; burst: twice that). */
+  unregisteredPerSecond: number;
   seed: string | number;
   log: Logger;
   store: RecordStore | null;
@@ -37,17 +45,14 @@ export const MIA_DEFAULTS = {
   waitRecheckMs: 500,
   startEarly: false,
   maxClients: 500,
+  maxClientsPerHost: 50,
+  maxMissedRounds: 10,
   floodPerSecond: 200,
+  unregisteredPerSecond: 50,
 } as const;
 
 const inCounter = messagesTotal.labels({ game: 'mia', dir: 'in' });
 const outCounter = messagesTotal.labels({ game: 'mia', dir: 'out' });
-
-interface Bucket {
-  tokens: number;
-  at: number;
-  dropped: number;
-}
 
 export class MiaServer implements GameServer {
   readonly game = 'mia';
@@ -58,7 +63,11 @@ export class MiaServer implements GameServer {
   private readonly hub = new EventHub();
   private readonly clock: Clock;
   private readonly table: MiaTable;
-  private readonly buckets = new Map<string, Bucket>();
+  /** Budget of each registered client, by name (a takeover keeps it). */
+  private readonly clientBudget: TokenBuckets;
+  /** Budget of everything else, by IP: a flood from any number of ports of one host shares one. */
+  private readonly hostBudget: TokenBuckets;
+  private readonly floodWarn: RateLimitedWarn;
   private readonly log: Logger;
   private readonly connLogs = new Map<string, Logger>();
 
@@ -66,6 +75,9 @@ export class MiaServer implements GameServer {
     this.clock = o.clock ?? systemClock;
     this.boundPort = o.port;
     this.log = o.log.child({ game: 'mia' });
+    this.clientBudget = new TokenBuckets(o.floodPerSecond, o.floodPerSecond * 2, 100_000);
+    this.hostBudget = new TokenBuckets(o.unregisteredPerSecond, o.unregisteredPerSecond * 2, 100_000);
+    this.floodWarn = new RateLimitedWarn(this.log, 10_000, () => this.clock.now());
     this.table = new MiaTable({
       answerTimeoutMs: o.answerTimeoutMs,
       heartbeatMs: o.heartbeatMs,
@@ -73,6 +85,8 @@ export class MiaServer implements GameServer {
       waitRecheckMs: o.waitRecheckMs,
       startEarly: o.startEarly,
       maxClients: o.maxClients,
+      maxClientsPerHost: o.maxClientsPerHost,
+      maxMissedRounds: o.maxMissedRounds,
       seed: o.seed,
       port: o.port,
       clock: this.clock,
@@ -88,7 +102,11 @@ export class MiaServer implements GameServer {
     if (this.socket) return;
     this.status = 'starting';
     const socket = createSocket({ type: 'udp4', reuseAddr: false });
-    socket.on('message', (msg, rinfo) => this.onDatagram(msg, rinfo));
+    // The socket's entry into game code: whatever throws in there is logged, the server goes on.
+    socket.on(
+      'message',
+      guard(this.log, 'mia datagram', (msg: Buffer, rinfo: RemoteInfo) => this.onDatagram(msg, rinfo)),
+    );
     await new Promise<void>((resolve, reject) => {
       const onError = (err: Error) => {
         this.status = 'failed';
@@ -107,7 +125,6 @@ export class MiaServer implements GameServer {
     this.boundPort = socket.address().port;
     this.status = 'running';
     this.table.start();
-    this.log.info({ host: this.o.host, port: this.boundPort }, 'Mia server listening');
   }
 
   async stop(): Promise<void> {
@@ -169,60 +186,46 @@ export class MiaServer implements GameServer {
     return log;
   }
 
-  /** Token bucket per address: a flood from one address is dropped, never queued. */
-  private admit(key: string): boolean {
+  /**
+   * Flood control before a datagram is even read (decision 9): a registered client spends its own
+   * budget, everything else the budget of its IP, so no number of ports of one host can starve the
+   * registered players — not even those on the same host.
+   */
+  private admit(key: string, address: string): boolean {
     const now = this.clock.now();
-    const rate = this.o.floodPerSecond;
-    let b = this.buckets.get(key);
-    if (!b) {
-      if (this.buckets.size > 50_000) this.pruneBuckets(now);
-      b = { tokens: rate * 2, at: now, dropped: 0 };
-      this.buckets.set(key, b);
-    }
-    b.tokens = Math.min(rate * 2, b.tokens + ((now - b.at) * rate) / 1000);
-    b.at = now;
-    if (b.tokens < 1) {
-      b.dropped++;
-      return false;
-    }
-    b.tokens -= 1;
-    return true;
-  }
-
-  private pruneBuckets(now: number): void {
-    for (const [key, b] of this.buckets) if (now - b.at > 10_000) this.buckets.delete(key);
+    const name = this.table.nameAt(key);
+    const budget = name !== undefined ? this.clientBudget : this.hostBudget;
+    const who = name !== undefined ? name : hostOf(address);
+    const dropped = budget.take(who, now);
+    if (dropped === 0) return true;
+    badInputTotal.inc({ game: 'mia', reason: 'flood' });
+    this.floodWarn.warn(
+      name !== undefined ? `client ${name}` : `host ${who}`,
+      name !== undefined ? { name, from: key, dropped } : { host: who, from: key, dropped },
+      name !== undefined ? 'flood: dropping datagrams of a registered client' : 'flood: dropping datagrams of an unregistered host',
+    );
+    return false;
   }
 
   private onDatagram(msg: Buffer, rinfo: RemoteInfo): void {
+    const key = `${rinfo.address}:${rinfo.port}`;
+    if (!this.admit(key, rinfo.address)) return;
     const from: Address = { address: rinfo.address, port: rinfo.port };
-    const key = addressKey(from);
-    try {
-      if (!this.admit(key)) {
-        badInputTotal.inc({ game: 'mia', reason: 'flood' });
-        const b = this.buckets.get(key);
-        if (b && (b.dropped & (b.dropped - 1)) === 0) this.log.warn({ from: key, dropped: b.dropped }, 'flood: dropping datagrams');
-        return;
-      }
-      inCounter.inc();
-      const log = this.connLog(key);
-      const parsed = parseClient(msg);
-      const shown = msg.length > 200 ? msg.subarray(0, 200).toString('utf8') + '…' : msg.toString('utf8');
-      if (log.isLevelEnabled('debug')) logWire(log, 'in', shown);
-      if (!parsed.ok) {
-        badInputTotal.inc({ game: 'mia', reason: parsed.error.code });
-        log.debug({ error: parsed.error }, 'dropped datagram');
-        if (this.table.nameAt(key) !== undefined) this.table.recordIncoming(from, shown);
-        return;
-      }
-      if (parsed.message.type !== 'ECHO' || this.table.nameAt(key) !== undefined) this.table.recordIncoming(from, shown);
-      const dropped = this.table.receive(parsed.message, from);
-      if (dropped !== null) {
-        badInputTotal.inc({ game: 'mia', reason: 'ignored' });
-        log.debug({ why: dropped }, 'ignored message');
-      }
-    } catch (err) {
-      // Never let one datagram take the server down.
-      this.log.error({ err, from: key }, 'failed to handle datagram');
+    inCounter.inc();
+    const log = this.connLog(key);
+    const parsed = parseClient(msg);
+    const shown = msg.length > 200 ? msg.subarray(0, 200).toString('utf8') + '…' : msg.toString('utf8');
+    if (log.isLevelEnabled('debug')) logWire(log, 'in', shown);
+    if (!parsed.ok) {
+      badInputTotal.inc({ game: 'mia', reason: parsed.error.code });
+      log.debug({ error: parsed.error }, 'dropped datagram');
+      this.table.recordIncoming(from, shown);
+      return;
+    }
+    const dropped = this.table.receive(parsed.message, from, shown);
+    if (dropped !== null) {
+      badInputTotal.inc({ game: 'mia', reason: 'ignored' });
+      log.debug({ why: dropped }, 'ignored message');
     }
   }
 
@@ -235,7 +238,12 @@ export class MiaServer implements GameServer {
     const debug = this.o.log.isLevelEnabled('debug');
     for (const a of to) {
       if (debug) logWire(this.connLog(addressKey(a)), 'out', line);
-      socket.send(data, a.port, a.address);
+      try {
+        socket.send(data, a.port, a.address);
+      } catch (err) {
+        // One address that cannot be sent to (or a socket closing) must not end the round for all.
+        this.floodWarn.warn(`send ${a.address}`, { err, to: addressKey(a) }, 'could not send a datagram');
+      }
     }
   }
 }

@@ -16,7 +16,10 @@ export const miaSettingsSchema = z
     waitRecheckMs: ms,
     startEarly: z.boolean(),
     maxClients: z.number().int().min(2).max(5000),
+    maxClientsPerHost: z.number().int().min(0).max(5000),
+    maxMissedRounds: z.number().int().min(0).max(1_000_000),
     floodPerSecond: z.number().int().min(1).max(100_000),
+    unregisteredPerSecond: z.number().int().min(1).max(100_000),
     houseBots: z.number().int().min(0).max(20),
   })
   .strict();
@@ -32,6 +35,9 @@ export const MIA_SETTINGS: MiaSettings = {
   waitRecheckMs: MIA_DEFAULTS.waitRecheckMs,
   startEarly: MIA_DEFAULTS.startEarly,
   maxClients: MIA_DEFAULTS.maxClients,
+  maxClientsPerHost: MIA_DEFAULTS.maxClientsPerHost,
+  maxMissedRounds: MIA_DEFAULTS.maxMissedRounds,
   floodPerSecond: MIA_DEFAULTS.floodPerSecond,
+  unregisteredPerSecond: MIA_DEFAULTS.unregisteredPerSecond,
   houseBots: 4,
 };

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, Timer } from '../../core/clock.js';
+import { guard, INTERNAL_ERROR, SERVER_STOPPED } from '../../core/guard.js';
+import { HostCounter, hostOf, RateLimitedWarn } from '../../core/hosts.js';
 import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
 import { Rng, type RngState } from '../../core/rng.js';
 import { matchesTotal } from '../../core/metrics.js';
 import { formatDice, type Dice } from './dice.js';
-import { formatServer, isValidName, type CancelReason, type ClientMessage, type ServerMessage } from './protocol.js';
+import { formatServer, isValidName, MAX_UDP_PAYLOAD, type CancelReason, type ClientMessage, type ServerMessage } from './protocol.js';
 import { apply, roundPoints, startRound, type LossReason, type RoundEvent, type RoundMove, type RoundState } from './rules.js';
 import type { MiaRoundRow, MiaSnapshot } from './snapshot.js';
 
@@ -31,6 +33,12 @@ export interface TableOptions {
   /** Start a round as soon as every registered player has joined. */
   startEarly: boolean;
   maxClients: number;
+  /** Registered clients (players and spectators) one IP may hold; 0 or absent: only maxClients. */
+  maxClientsPerHost?: number;
+  /** A player invited to this many rounds in a row without joining is unregistered; 0 or absent: never. */
+  maxMissedRounds?: number;
+  /** Longest SCORE line in bytes (tests make it small); default and most MAX_UDP_PAYLOAD. */
+  maxScoreBytes?: number;
   seed: string | number;
   port: number;
   clock: Clock;
@@ -53,6 +61,28 @@ interface Client {
   readonly kind: 'player' | 'spectator';
   readonly addr: Address;
   readonly key: string;
+  readonly host: string;
+  /** Rounds in a row this player was invited to and did not join. */
+  missed: number;
+}
+
+interface WireEntry {
+  at: number;
+  conn: string;
+  dir: 'in' | 'out';
+  data: string;
+}
+
+/** What the record store gets of the round in play, written when it ends. */
+interface RoundRecord {
+  readonly matchId: string;
+  readonly wire: WireEntry[];
+  /** Datagrams recorded per client this round (capped: see MAX_IN_PER_CLIENT). */
+  readonly inPerClient: Map<string, number>;
+  unrecorded: number;
+  readonly joined: string[];
+  /** [seat, 'roll', dice] | [seat, 'announce', dice] | [seat, 'see'] | [seat, 'timeout'] */
+  readonly moves: (number | string)[][];
 }
 
 interface Participant {
@@ -82,6 +112,12 @@ type Stage =
 
 const GAME = 'mia';
 const RECENT_ROUNDS = 20;
+/** A client's datagrams recorded per round at most (more is garbage or a flood: counted only). */
+const MAX_IN_PER_CLIENT = 40;
+/** A round's wire log is written in batches of at most this many messages. */
+const WIRE_BATCH = 1000;
+/** SCORE lines are recorded up to this length (the scores themselves are in the store). */
+const MAX_RECORDED_SCORE = 1024;
 
 export class MiaTable {
   /** Registered clients by address, in registration order (the order of broadcasts). */
@@ -89,6 +125,14 @@ export class MiaTable {
   private readonly byName = new Map<string, Client>();
   /** Points of every player ever registered (kept across restarts through the record store). */
   private readonly scores = new Map<string, number>();
+  /** When each name was last registered or joined a round (a counter; names from the store: none). */
+  private readonly lastSeen = new Map<string, number>();
+  private seen = 0;
+  /** Names of `scores` sorted (decision 1), or null after a name was added. */
+  private sortedNames: string[] | null = null;
+  private readonly perHost: HostCounter;
+  private readonly warn: RateLimitedWarn;
+  private record: RoundRecord | null = null;
   private stage: Stage = { kind: 'stopped' };
   private roundNumber = 0;
   private rng: RngState;
@@ -102,13 +146,18 @@ export class MiaTable {
   constructor(private readonly o: TableOptions) {
     this.rng = Rng.seeded(o.seed).state();
     this.tokens = o.tokens ?? randomUUID;
+    this.perHost = new HostCounter(o.maxClientsPerHost ?? 0);
+    this.warn = new RateLimitedWarn(o.log, 10_000, () => o.clock.now());
     if (o.store) for (const [name, points] of o.store.getScores(GAME)) this.scores.set(name, points);
   }
 
   start(): void {
     if (this.stage.kind !== 'stopped') return;
     this.stage = { kind: 'waiting' };
-    this.heartbeat = this.o.clock.setInterval(() => this.broadcast({ type: 'HEARTBEAT' }, false), this.o.heartbeatMs);
+    this.heartbeat = this.o.clock.setInterval(
+      guard(this.o.log, 'mia heartbeat', () => this.broadcast({ type: 'HEARTBEAT' }, false)),
+      this.o.heartbeatMs,
+    );
     this.newRound();
   }
 
@@ -117,12 +166,9 @@ export class MiaTable {
     this.timer?.cancel();
     this.heartbeat?.cancel();
     this.timer = this.heartbeat = null;
-    if ((this.stage.kind === 'joining' || this.stage.kind === 'playing') && this.stage.matchId !== null) {
-      this.o.store?.finishMatch(this.stage.matchId, {
-        status: 'aborted',
-        endedAt: this.o.clock.now(),
-        result: { round: this.stage.number, reason: 'server stopped' },
-      });
+    if (this.stage.kind === 'joining' || this.stage.kind === 'playing') {
+      const order = this.stage.kind === 'playing' ? { order: this.stage.state.players } : {};
+      this.endRecord('aborted', { round: this.stage.number, reason: SERVER_STOPPED, ...order });
     }
     this.stage = { kind: 'stopped' };
   }
@@ -141,27 +187,80 @@ export class MiaTable {
 
   /** The score table, sorted by name (decision 1). */
   scoreTable(): [string, number][] {
-    return [...this.scores].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    if (this.sortedNames === null) this.sortedNames = [...this.scores.keys()].sort(byName);
+    return this.sortedNames.map((name) => [name, this.scores.get(name) ?? 0]);
+  }
+
+  /**
+   * The SCORE message: every player ever registered, sorted by name, as long as the datagram fits
+   * into `maxScoreBytes` (decision 12). Beyond that the players registered now come first, then
+   * the others by how recently they registered or played, as many as fit.
+   */
+  private scoreMessage(): ServerMessage {
+    const all = this.scoreTable();
+    const limit = this.scoreLimit;
+    let bytes = 'SCORE;'.length - 1;
+    for (const entry of all) bytes += entryBytes(entry);
+    if (bytes <= limit) return { type: 'SCORE', scores: all };
+    const registered = new Set(this.players().map((c) => c.name));
+    const ranked = all
+      .map((entry) => ({ entry, key: registered.has(entry[0]) ? Infinity : (this.lastSeen.get(entry[0]) ?? -1) }))
+      .sort((a, b) => b.key - a.key || b.entry[1] - a.entry[1] || byName(a.entry[0], b.entry[0]));
+    const chosen: [string, number][] = [];
+    bytes = 'SCORE;'.length - 1;
+    for (const { entry } of ranked) {
+      const more = entryBytes(entry);
+      if (bytes + more > limit) continue;
+      bytes += more;
+      chosen.push(entry);
+    }
+    chosen.sort(([a], [b]) => byName(a, b));
+    this.warn.warn('score', { players: all.length, listed: chosen.length, limit }, 'SCORE would not fit into one datagram: it lists only some players');
+    return { type: 'SCORE', scores: chosen };
+  }
+
+  private get scoreLimit(): number {
+    return Math.min(this.o.maxScoreBytes ?? MAX_UDP_PAYLOAD, MAX_UDP_PAYLOAD);
+  }
+
+  /** Whether the registered players' SCORE entries, with `name` added, still fit into one SCORE. */
+  private scoreFits(name: string, without: readonly Client[]): boolean {
+    let bytes = 'SCORE;'.length - 1 + entryBytes([name, this.scores.get(name) ?? 0]);
+    for (const c of this.clients.values()) if (c.kind === 'player' && c.name !== name && !without.includes(c)) bytes += entryBytes([c.name, this.scores.get(c.name) ?? 0]);
+    return bytes <= this.scoreLimit;
   }
 
   // ---- incoming -------------------------------------------------------------------------------
 
-  /** One parsed message from `from`. Returns why it was dropped, or null when it was taken. */
-  receive(message: ClientMessage, from: Address): string | null {
+  /**
+   * One parsed message from `from` (`raw`: the datagram as it is recorded). Returns why it was
+   * dropped, or null when it was taken. An exception in here ends at most the round in play.
+   */
+  receive(message: ClientMessage, from: Address, raw = ''): string | null {
+    try {
+      return this.handle(message, from, raw);
+    } catch (err) {
+      this.fail(err, 'mia message');
+      return INTERNAL_ERROR;
+    }
+  }
+
+  private handle(message: ClientMessage, from: Address, raw: string): string | null {
     const key = addressKey(from);
     switch (message.type) {
       case 'ECHO':
-        this.sendTo(from, { type: 'ECHOING', text: message.text }, null);
+        this.sendTo(from, { type: 'ECHOING', text: message.text }, false);
         return null;
       case 'REGISTER':
       case 'REGISTER_SPECTATOR':
-        return this.register(message.name, from, key, message.type === 'REGISTER' ? 'player' : 'spectator');
+        return this.register(message.name, from, key, message.type === 'REGISTER' ? 'player' : 'spectator', raw);
       case 'UNREGISTER':
-        return this.unregister(key, from);
+        return this.unregister(key, from, raw);
       default:
         break;
     }
     const client = this.clients.get(key);
+    if (client) this.recordWire(key, 'in', raw);
     switch (message.type) {
       case 'JOIN':
         return this.join(key, message.token);
@@ -177,50 +276,88 @@ export class MiaTable {
     }
   }
 
-  private register(name: string | undefined, from: Address, key: string, kind: Client['kind']): string | null {
+  private register(name: string | undefined, from: Address, key: string, kind: Client['kind'], raw: string): string | null {
     if (!isValidName(name)) {
-      this.sendTo(from, { type: 'REJECTED', reason: 'INVALID_NAME' }, null);
+      this.sendTo(from, { type: 'REJECTED', reason: 'INVALID_NAME' }, false);
       return null;
     }
     const holder = this.byName.get(name);
     if (holder && holder.addr.address !== from.address) {
-      this.sendTo(from, { type: 'REJECTED', reason: 'NAME_ALREADY_TAKEN' }, null);
+      this.sendTo(from, { type: 'REJECTED', reason: 'NAME_ALREADY_TAKEN' }, false);
       return null;
     }
     const previous = this.clients.get(key);
-    if (!holder && !previous && this.clients.size >= this.o.maxClients) return 'server full';
+    const host = hostOf(from.address);
+    // Neither a takeover nor a new name for a registered address: one more registration.
+    if (!holder && !previous) {
+      if (this.clients.size >= this.o.maxClients) return this.full(host, 'server full', { clients: this.clients.size });
+      if (this.perHost.limit > 0 && this.perHost.count(host) >= this.perHost.limit) return this.full(host, 'host holds its share', { host, clients: this.perHost.count(host) });
+    }
+    const replaced = [holder, previous].filter((c): c is Client => c !== undefined);
+    if (kind === 'player' && !this.scoreFits(name, replaced)) return this.full(host, 'SCORE would not fit', { players: this.players().length });
     // One registration per address and per name: drop whatever either held before.
-    if (holder) this.forget(holder);
-    if (previous) this.forget(previous);
-    const client: Client = { name, kind, addr: { ...from }, key };
+    for (const c of replaced) this.forget(c);
+    const client: Client = { name, kind, addr: { ...from }, key, host, missed: 0 };
     this.clients.set(key, client);
     this.byName.set(name, client);
+    this.perHost.tryAdd(host);
+    this.recordLife(key, 'in', raw);
     if (kind === 'player') {
-      if (!this.scores.has(name)) this.scores.set(name, 0);
-      const score: ServerMessage = { type: 'SCORE', scores: this.scoreTable() };
-      for (const c of this.clients.values()) if (c.kind === 'spectator') this.sendTo(c.addr, score, null);
+      this.lastSeen.set(name, ++this.seen);
+      if (!this.scores.has(name)) {
+        this.scores.set(name, 0);
+        this.sortedNames = null;
+        // Decision 10: SCORE lists every player registered since the store was created.
+        this.o.store?.setScores(GAME, new Map([[name, 0]]), this.o.clock.now());
+      }
+      const spectators = [...this.clients.values()].filter((c) => c.kind === 'spectator');
+      if (spectators.length > 0) {
+        const score = this.scoreMessage();
+        for (const c of spectators) this.sendTo(c.addr, score, false);
+      }
     }
-    this.sendTo(from, { type: 'REGISTERED' }, null);
+    this.reply(from, { type: 'REGISTERED' });
     this.o.log.info({ name, kind, from: key, takeover: holder !== undefined && holder.key !== key }, 'registered');
     return null;
   }
 
+  /** A registration the table has no room for: dropped (the protocol has no answer for it), warned about. */
+  private full(host: string, why: string, fields: Record<string, unknown>): string {
+    this.warn.warn(`${why} ${host}`, { ...fields, from: host }, `registration dropped: ${why}`);
+    return why;
+  }
+
   private forget(client: Client): void {
+    if (this.clients.get(client.key) !== client) return;
     this.clients.delete(client.key);
+    this.perHost.remove(client.host);
     if (this.byName.get(client.name) === client) this.byName.delete(client.name);
   }
 
-  private unregister(key: string, from: Address): string | null {
+  private unregister(key: string, from: Address, raw: string): string | null {
     const client = this.clients.get(key);
     if (!client) return 'not registered';
+    this.recordLife(key, 'in', raw);
+    this.leave(client);
+    this.reply(from, { type: 'UNREGISTERED' });
+    this.o.log.info({ name: client.name, from: key }, 'unregistered');
+    return null;
+  }
+
+  /** Forgets a client; a participant stays in the round in play but its answers are ignored (decision 8). */
+  private leave(client: Client): void {
     this.forget(client);
     if (this.stage.kind === 'playing') {
       const p = this.stage.participants.get(client.name);
-      if (p && addressKey(p.addr) === key) p.active = false;
+      if (p && addressKey(p.addr) === client.key) p.active = false;
     }
-    this.sendTo(from, { type: 'UNREGISTERED' }, null);
-    this.o.log.info({ name: client.name, from: key }, 'unregistered');
-    return null;
+  }
+
+  /** Decision 13: a player that did not join `maxMissedRounds` rounds in a row is unregistered. */
+  private expire(client: Client): void {
+    this.leave(client);
+    this.reply(client.addr, { type: 'UNREGISTERED' });
+    this.o.log.info({ name: client.name, from: client.key, missed: client.missed }, 'unregistered: did not join for too many rounds');
   }
 
   private join(key: string, token: string | undefined): string | null {
@@ -232,7 +369,10 @@ export class MiaTable {
       if (stage.joined.includes(name)) return 'JOIN repeated';
       if (!this.clients.has(key) && !this.byName.has(name)) return 'not registered';
       stage.joined.push(name);
-      if (stage.matchId) this.o.store?.addEvent(stage.matchId, { at: this.o.clock.now(), type: 'join', data: { name } });
+      this.record?.joined.push(name);
+      const client = this.clients.get(key);
+      if (client?.name === name) client.missed = 0;
+      this.lastSeen.set(name, ++this.seen);
       if (this.o.startEarly && stage.joined.length === stage.invited.size) {
         this.timer?.cancel();
         this.closeJoinWindow();
@@ -274,18 +414,31 @@ export class MiaTable {
     return [...this.clients.values()].filter((c) => c.kind === 'player');
   }
 
+  /** Arms the one timer of the cycle; an exception in `fn` ends at most the round in play. */
   private schedule(ms: number, fn: () => void): void {
     this.timer?.cancel();
-    this.timer = this.o.clock.setTimeout(() => {
-      this.timer = null;
-      try {
-        fn();
-      } catch (err) {
-        // A bug in one round must not stop the table: record it and go on with the next round.
-        this.o.log.error({ err }, 'round failed');
-        this.abortRound(String(err));
-      }
-    }, ms);
+    this.timer = this.o.clock.setTimeout(
+      guard(
+        this.o.log,
+        'mia round timer',
+        () => {
+          this.timer = null;
+          fn();
+        },
+        () => this.abortRound(),
+      ),
+      ms,
+    );
+  }
+
+  /** An exception in table code: logged with its stack, and the round in play ends (decision 14). */
+  private fail(err: unknown, where: string): void {
+    this.o.log.error({ err, where }, `${where}: internal error`);
+    try {
+      this.abortRound();
+    } catch (err2) {
+      this.o.log.error({ err: err2, where }, `${where}: failed to end the round after an internal error`);
+    }
   }
 
   private newRound(): void {
@@ -306,6 +459,7 @@ export class MiaTable {
         seats: players.map((p, i) => ({ seat: i, name: p.name, kind: 'player', address: p.key })),
         meta: { round: number, rng: this.rng },
       }) ?? null;
+    this.record = matchId === null ? null : { matchId, wire: [], inPerClient: new Map(), unrecorded: 0, joined: [], moves: [] };
     const invited = new Map<string, { addr: Address; token: string }>();
     this.stage = { kind: 'joining', number, matchId, invited, joined: [] };
     this.round = {
@@ -324,7 +478,7 @@ export class MiaTable {
     for (const p of players) {
       const token = this.tokens();
       invited.set(p.name, { addr: p.addr, token });
-      this.sendTo(p.addr, { type: 'ROUND STARTING', token }, matchId);
+      this.sendTo(p.addr, { type: 'ROUND STARTING', token }, true);
     }
     this.schedule(this.o.answerTimeoutMs, () => this.closeJoinWindow());
   }
@@ -332,13 +486,14 @@ export class MiaTable {
   private closeJoinWindow(): void {
     if (this.stage.kind !== 'joining') return;
     const { number, matchId, joined, invited } = this.stage;
+    this.expireMissing(invited, joined);
     if (joined.length === 0) {
-      this.cancel('NO_PLAYERS', number, matchId);
+      this.cancel('NO_PLAYERS', number);
       return;
     }
     if (joined.length === 1) {
-      this.broadcast({ type: 'ROUND STARTED', round: number, players: joined }, true, matchId);
-      this.cancel('ONLY_ONE_PLAYER', number, matchId);
+      this.broadcast({ type: 'ROUND STARTED', round: number, players: joined }, true);
+      this.cancel('ONLY_ONE_PLAYER', number);
       return;
     }
     const { state, events } = startRound(number, joined, this.rng, this.o.deal?.order?.(number, joined));
@@ -349,33 +504,44 @@ export class MiaTable {
       this.round.players = [...state.players];
       this.round.phase = 'turn';
     }
-    if (matchId) this.o.store?.addEvent(matchId, { at: this.o.clock.now(), type: 'started', data: { order: state.players } });
-    this.broadcast({ type: 'ROUND STARTED', round: number, players: state.players }, true, matchId);
+    this.broadcast({ type: 'ROUND STARTED', round: number, players: state.players }, true);
     this.emit(events);
   }
 
-  private cancel(reason: CancelReason, number: number, matchId: string | null): void {
-    this.broadcast({ type: 'ROUND CANCELED', reason }, true, matchId);
-    this.broadcast({ type: 'SCORE', scores: this.scoreTable() }, true, matchId);
-    if (matchId) {
-      this.o.store?.finishMatch(matchId, {
-        status: 'aborted',
-        endedAt: this.o.clock.now(),
-        result: { round: number, canceled: reason },
-      });
+  /** Counts the rounds each invited player let pass, and unregisters those over the limit. */
+  private expireMissing(invited: ReadonlyMap<string, { addr: Address }>, joined: readonly string[]): void {
+    const max = this.o.maxMissedRounds ?? 0;
+    if (max <= 0) return;
+    const came = new Set(joined);
+    for (const [name, invite] of invited) {
+      if (came.has(name)) continue;
+      const client = this.clients.get(addressKey(invite.addr));
+      if (client?.name !== name) continue; // gone, or the name moved to another address
+      if (++client.missed >= max) this.expire(client);
     }
+  }
+
+  private cancel(reason: CancelReason, number: number): void {
+    this.broadcast({ type: 'ROUND CANCELED', reason }, true);
+    this.broadcast(this.scoreMessage(), true);
+    this.endRecord('aborted', { round: number, canceled: reason });
     matchesTotal.inc({ game: GAME, status: 'canceled' });
     this.finishRoundRow('canceled', [], reason);
     this.newRound();
   }
 
-  private abortRound(reason: string): void {
-    if ((this.stage.kind === 'joining' || this.stage.kind === 'playing') && this.stage.matchId) {
-      this.o.store?.finishMatch(this.stage.matchId, { status: 'aborted', endedAt: this.o.clock.now(), result: { error: reason } });
-    }
-    this.finishRoundRow('canceled', [], 'ERROR');
+  /** Ends the round in play after an internal error: recorded as aborted, the next round follows. */
+  private abortRound(): void {
+    const stage = this.stage;
+    if (stage.kind === 'stopped') return;
     this.stage = { kind: 'waiting' };
-    this.newRound();
+    // Whatever else fails here, the cycle goes on.
+    this.schedule(this.o.waitRecheckMs, () => this.newRound());
+    if (stage.kind === 'joining' || stage.kind === 'playing') {
+      this.endRecord('aborted', { round: stage.number, reason: INTERNAL_ERROR, ...(stage.kind === 'playing' ? { order: stage.state.players } : {}) });
+      matchesTotal.inc({ game: GAME, status: 'aborted' });
+      this.finishRoundRow('canceled', [], 'ERROR');
+    }
   }
 
   private step(move: RoundMove): void {
@@ -387,10 +553,7 @@ export class MiaTable {
     const result = apply(stage.state, move);
     if (!result.ok) return;
     stage.state = result.value.state;
-    if (stage.matchId) {
-      const data = move.type === 'announce' ? formatDice(move.dice) : null;
-      this.o.store?.addEvent(stage.matchId, { at: this.o.clock.now(), seat, type: move.type, data });
-    }
+    this.record?.moves.push(move.type === 'announce' ? [seat, move.type, formatDice(move.dice)] : [seat, move.type]);
     this.emit(result.value.events);
   }
 
@@ -398,7 +561,6 @@ export class MiaTable {
   private emit(events: readonly RoundEvent[]): void {
     if (this.stage.kind !== 'playing') return;
     const stage = this.stage;
-    const matchId = stage.matchId;
     const row = this.round;
     for (const e of events) {
       switch (e.type) {
@@ -409,32 +571,34 @@ export class MiaTable {
             row.toAct = e.name;
             row.phase = 'turn';
           }
-          this.sendTo(p.addr, { type: 'YOUR TURN', token: stage.token }, matchId);
+          this.sendTo(p.addr, { type: 'YOUR TURN', token: stage.token }, true);
           this.schedule(this.o.answerTimeoutMs, () => this.step({ type: 'timeout' }));
           break;
         }
         case 'playerRolls':
-          this.broadcast({ type: 'PLAYER ROLLS', name: e.name }, true, matchId);
+          this.broadcast({ type: 'PLAYER ROLLS', name: e.name }, true);
           break;
         case 'rolled': {
           stage.token = this.tokens();
           const p = stage.participants.get(e.name) as Participant;
           if (row) row.phase = 'announce';
-          if (matchId) this.o.store?.addEvent(matchId, { at: this.o.clock.now(), type: 'rolled', data: formatDice(e.dice) });
-          this.sendTo(p.addr, { type: 'ROLLED', dice: e.dice, token: stage.token }, matchId);
+          // The dice go with the roll they belong to: [seat, 'roll', dice].
+          const roll = this.record?.moves.at(-1);
+          if (roll?.[1] === 'roll') roll.push(formatDice(e.dice));
+          this.sendTo(p.addr, { type: 'ROLLED', dice: e.dice, token: stage.token }, true);
           this.schedule(this.o.answerTimeoutMs, () => this.step({ type: 'timeout' }));
           break;
         }
         case 'announced':
           row?.announcements.push({ name: e.name, dice: formatDice(e.dice) });
-          this.broadcast({ type: 'ANNOUNCED', name: e.name, dice: e.dice }, true, matchId);
+          this.broadcast({ type: 'ANNOUNCED', name: e.name, dice: e.dice }, true);
           break;
         case 'wantsToSee':
-          this.broadcast({ type: 'PLAYER WANTS TO SEE', name: e.name }, true, matchId);
+          this.broadcast({ type: 'PLAYER WANTS TO SEE', name: e.name }, true);
           break;
         case 'actualDice':
           if (row) row.actual = formatDice(e.dice);
-          this.broadcast({ type: 'ACTUAL DICE', dice: e.dice }, true, matchId);
+          this.broadcast({ type: 'ACTUAL DICE', dice: e.dice }, true);
           break;
         case 'lost':
           this.finishRound(e.names, e.reason);
@@ -445,21 +609,14 @@ export class MiaTable {
 
   private finishRound(losers: readonly string[], reason: LossReason): void {
     if (this.stage.kind !== 'playing') return;
-    const { state, matchId, number } = this.stage;
+    const { state, number } = this.stage;
     const sorted = [...losers].sort(byName);
-    this.broadcast({ type: 'PLAYER LOST', names: sorted, reason }, true, matchId);
+    this.broadcast({ type: 'PLAYER LOST', names: sorted, reason }, true);
     const gained = roundPoints(state);
     for (const [name, points] of gained) this.scores.set(name, (this.scores.get(name) ?? 0) + points);
-    this.broadcast({ type: 'SCORE', scores: this.scoreTable() }, true, matchId);
-    const now = this.o.clock.now();
-    this.o.store?.setScores(GAME, new Map(state.players.map((p) => [p, this.scores.get(p) ?? 0])), now);
-    if (matchId) {
-      this.o.store?.finishMatch(matchId, {
-        status: 'finished',
-        endedAt: now,
-        result: { round: number, order: state.players, losers: sorted, reason, points: Object.fromEntries(gained) },
-      });
-    }
+    this.broadcast(this.scoreMessage(), true);
+    this.o.store?.setScores(GAME, new Map(state.players.map((p) => [p, this.scores.get(p) ?? 0])), this.o.clock.now());
+    this.endRecord('finished', { round: number, order: state.players, losers: sorted, reason, points: Object.fromEntries(gained) });
     matchesTotal.inc({ game: GAME, status: 'finished' });
     this.roundsPlayed++;
     this.rng = state.rng;
@@ -481,16 +638,24 @@ export class MiaTable {
     this.o.publish?.('roundOver', row);
   }
 
-  // ---- outgoing --------------------------------------------------------------------------------
+  // ---- outgoing and the record -----------------------------------------------------------------
 
-  private sendTo(to: Address, message: ServerMessage, matchId: string | null): void {
+  /** One message to one address; `record`: it belongs to the round's wire log. */
+  private sendTo(to: Address, message: ServerMessage, record: boolean): void {
     const line = formatServer(message);
     this.o.send([to], line);
-    this.o.store?.addWire({ matchId, game: GAME, conn: addressKey(to), at: this.o.clock.now(), dir: 'out', data: line });
+    if (record) this.recordWire(addressKey(to), 'out', line);
+  }
+
+  /** A registration's answer (REGISTERED, UNREGISTERED): sent and recorded outside any round. */
+  private reply(to: Address, message: ServerMessage): void {
+    const line = formatServer(message);
+    this.o.send([to], line);
+    this.recordLife(addressKey(to), 'out', line);
   }
 
   /** To every registered client, spectators included, in registration order. */
-  private broadcast(message: ServerMessage, record: boolean, matchId: string | null = null): void {
+  private broadcast(message: ServerMessage, record: boolean): void {
     const line = formatServer(message);
     const to: Address[] = [];
     for (const c of this.clients.values()) to.push(c.addr);
@@ -498,13 +663,54 @@ export class MiaTable {
     if (!record) return;
     this.round?.log.push(line);
     this.o.publish?.('line', { line });
-    this.o.store?.addWire({ matchId, game: GAME, conn: '*', at: this.o.clock.now(), dir: 'out', data: line });
+    this.recordWire('*', 'out', line);
   }
 
-  /** Records an incoming datagram in the wire log of the round in progress. */
+  /**
+   * A datagram from `from` that could not be read: recorded in the round's wire log when it
+   * comes from a registered client (what others send is only logged, at debug level).
+   */
   recordIncoming(from: Address, line: string): void {
-    const matchId = this.stage.kind === 'joining' || this.stage.kind === 'playing' ? this.stage.matchId : null;
-    this.o.store?.addWire({ matchId, game: GAME, conn: addressKey(from), at: this.o.clock.now(), dir: 'in', data: line });
+    const key = addressKey(from);
+    if (this.clients.has(key)) this.recordWire(key, 'in', line);
+  }
+
+  /** Adds a message to the wire log of the round in play (decision 11); none is open: not recorded. */
+  private recordWire(conn: string, dir: 'in' | 'out', data: string): void {
+    const rec = this.record;
+    if (!rec) return;
+    if (dir === 'in') {
+      const n = rec.inPerClient.get(conn) ?? 0;
+      if (n >= MAX_IN_PER_CLIENT) {
+        rec.unrecorded++;
+        return;
+      }
+      rec.inPerClient.set(conn, n + 1);
+    }
+    if (data.length > MAX_RECORDED_SCORE && data.startsWith('SCORE;')) data = `${data.slice(0, MAX_RECORDED_SCORE)}… (${Buffer.byteLength(data)} bytes)`;
+    rec.wire.push({ at: this.o.clock.now(), conn, dir, data });
+    if (rec.wire.length >= WIRE_BATCH) this.o.store?.addWireBatch(rec.matchId, GAME, rec.wire.splice(0));
+  }
+
+  /** Registering and unregistering, one row each, outside the rounds. */
+  private recordLife(conn: string, dir: 'in' | 'out', data: string): void {
+    if (data === '') return;
+    this.o.store?.addWire({ matchId: null, game: GAME, conn, at: this.o.clock.now(), dir, data });
+  }
+
+  /** Writes the round's record: its wire log in one batch, then how it ended (with joins and moves). */
+  private endRecord(status: 'finished' | 'aborted', result: Record<string, unknown>): void {
+    const rec = this.record;
+    if (!rec) return;
+    this.record = null;
+    const store = this.o.store;
+    if (!store) return;
+    store.addWireBatch(rec.matchId, GAME, rec.wire);
+    // Who joined is the turn order once a round started (the JOIN lines show who came when).
+    const extra: Record<string, unknown> = result.order === undefined && rec.joined.length > 0 ? { joined: rec.joined } : {};
+    if (rec.moves.length > 0) extra.moves = rec.moves;
+    if (rec.unrecorded > 0) extra.unrecordedDatagrams = rec.unrecorded;
+    store.finishMatch(rec.matchId, { status, endedAt: this.o.clock.now(), result: { ...result, ...extra } });
   }
 
   nameAt(key: string): string | undefined {
@@ -531,3 +737,6 @@ export class MiaTable {
 }
 
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Bytes of `name:points` in a SCORE line, with its comma. */
+const entryBytes = ([name, points]: readonly [string, number]): number => Buffer.byteLength(name) + 2 + String(points).length;

@@ -61,7 +61,7 @@ export class Harness {
   say(from: Address, datagram: string): string | null {
     const parsed = parseClient(datagram);
     if (!parsed.ok) return parsed.error.code;
-    return this.table.receive(parsed.message, from);
+    return this.table.receive(parsed.message, from, datagram);
   }
 
   /** The token of the last line `a` received that carries one (ROUND STARTING, YOUR TURN, ROLLED). */

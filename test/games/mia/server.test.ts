@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../../src/core/log.js';
 import { registry } from '../../../src/core/metrics.js';
 import { RecordStore } from '../../../src/core/records.js';
@@ -12,14 +12,14 @@ let server: MiaServer;
 let store: RecordStore;
 const peers: UdpPeer[] = [];
 
-async function peer(): Promise<UdpPeer> {
-  const p = await UdpPeer.open(server.port);
+async function peer(address = '127.0.0.1'): Promise<UdpPeer> {
+  const p = await UdpPeer.open(server.port, address);
   peers.push(p);
   return p;
 }
 
-async function player(name: string): Promise<UdpPeer> {
-  const p = await peer();
+async function player(name: string, address = '127.0.0.1'): Promise<UdpPeer> {
+  const p = await peer(address);
   p.send(`REGISTER;${name}`);
   await p.expect('REGISTERED');
   return p;
@@ -45,6 +45,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  vi.restoreAllMocks();
   await Promise.all(peers.splice(0).map((p) => p.close()));
   await server.stop();
   store.close();
@@ -103,10 +104,51 @@ describe('Mia server over UDP', () => {
     for (let i = 0; i < 3000; i++) flooder.send('ECHO;x');
     await new Promise((r) => setTimeout(r, 300));
     const echoes = flooder.lines.filter((l) => l === 'ECHOING;x').length;
-    expect(echoes).toBeGreaterThan(100);
-    expect(echoes).toBeLessThan(1000); // the burst allowance is 2 × 200, plus what refills meanwhile
+    // not registered: the budget of its host, a burst of 2 × 50 plus what refills meanwhile
+    expect(echoes).toBeGreaterThan(50);
+    expect(echoes).toBeLessThan(150);
     const before = a.lines.length;
     await a.expect(/^PLAYER LOST;/, 3000, before);
+  });
+
+  it('a flood from many ports of one host neither starves the players nor a registered player on that host', async () => {
+    const a = await player('alice');
+    const b = await player('bob');
+    const eve = await player('eve', '127.0.0.2'); // a real player on the attacker's host
+    for (const p of [a, b, eve]) autoplay(p);
+    const flooders = await Promise.all(Array.from({ length: 100 }, () => peer('127.0.0.2')));
+    const start = eve.lines.length;
+    const until = Date.now() + 1500;
+    let sent = 0;
+    while (Date.now() < until) {
+      for (const f of flooders) for (let i = 0; i < 5; i++) f.send(i % 2 ? 'ECHO;x' : `JOIN;${sent++}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const echoes = flooders.reduce((n, f) => n + f.lines.filter((l) => l === 'ECHOING;x').length, 0);
+    // one budget for the host: a burst of 100 and 50 a second
+    expect(echoes).toBeLessThanOrEqual(100 + 50 * 2);
+    // eve kept playing through the flood
+    const played = eve.lines.slice(start).filter((l) => /^ROUND STARTED;\d+;.*eve/.test(l)).length;
+    expect(played).toBeGreaterThan(1);
+    expect(sent).toBeGreaterThan(10_000);
+  });
+
+  it('an exception in the socket handler is logged and the server goes on', async () => {
+    const a = await player('alice');
+    const b = await player('bob');
+    const real = server.state.receive.bind(server.state);
+    let thrown = 0;
+    vi.spyOn(server.state, 'receive').mockImplementation((message, from, raw) => {
+      if (message.type === 'ECHO' && thrown++ === 0) throw new Error('injected fault in the socket handler');
+      return real(message, from, raw);
+    });
+    a.send('ECHO;boom');
+    a.send('ECHO;after');
+    await a.expect('ECHOING;after');
+    expect(thrown).toBe(2);
+    autoplay(a);
+    autoplay(b);
+    await a.expect(/^PLAYER LOST;/, 3000);
   });
 
   it('a client that vanishes mid-turn loses by timeout and the game goes on', async () => {

@@ -409,10 +409,32 @@ describe('records', () => {
     const detail = store.getMatch(finished[0]!.id)!;
     expect(detail.result).toMatchObject({ round: 1, order: ['alice', 'bob'], losers: ['alice'], reason: 'CAUGHT_BLUFFING', points: { bob: 1 } });
     expect(detail.seats.map((s) => s.name)).toEqual(['alice', 'bob']);
-    expect(detail.events.map((e) => e.type)).toEqual(['join', 'join', 'started', 'roll', 'rolled', 'announce', 'see']);
+    // The moves are in the result (the compact record: no event rows), the roll with its dice.
+    expect(detail.result).toMatchObject({ moves: [[0, 'roll', '6,5'], [0, 'announce', '6,6'], [1, 'see']] });
+    expect(detail.events).toEqual([]);
+    // The wire log of the round, in order, as sent and received (stored as one batch).
     const wire = detail.wire.map((w) => `${w.conn} ${w.dir} ${w.data}`);
-    expect(wire).toContain('* out ACTUAL DICE;6,5');
-    expect(wire).toContain(`127.0.0.1:1002 out ROUND STARTING;tok-2`);
+    expect(wire).toEqual([
+      '127.0.0.1:1001 out ROUND STARTING;tok-1',
+      '127.0.0.1:1002 out ROUND STARTING;tok-2',
+      '127.0.0.1:1001 in JOIN;tok-1',
+      '127.0.0.1:1002 in JOIN;tok-2',
+      '* out ROUND STARTED;1;alice,bob',
+      '127.0.0.1:1001 out YOUR TURN;tok-3',
+      '127.0.0.1:1001 in ROLL;tok-3',
+      '* out PLAYER ROLLS;alice',
+      '127.0.0.1:1001 out ROLLED;6,5;tok-4',
+      '127.0.0.1:1001 in ANNOUNCE;6,6;tok-4',
+      '* out ANNOUNCED;alice;6,6',
+      '127.0.0.1:1002 out YOUR TURN;tok-5',
+      '127.0.0.1:1002 in SEE;tok-5',
+      '* out PLAYER WANTS TO SEE;bob',
+      '* out ACTUAL DICE;6,5',
+      '* out PLAYER LOST;alice;CAUGHT_BLUFFING',
+      '* out SCORE;alice:0,bob:1',
+    ]);
+    expect(detail.wire.map((w) => w.at - detail.startedAt)).toEqual([0, 0, 0, 0, 250, 250, 250, 250, 250, 250, 250, 250, 250, 250, 250, 250, 250]);
+
     // the round that was open when the table stopped is recorded as aborted
     expect(store.listMatches({ game: 'mia', status: 'aborted' })).toHaveLength(1);
 
