@@ -183,7 +183,7 @@ export function buildProgram(): Command {
         });
         const mb = (b: number) => (b / 1048576).toFixed(1);
         const verb = opts.dryRun ? 'would delete' : 'deleted';
-        process.stdout.write(`${verb} ${r.matches} matches and ${r.wireLines} wire lines: ${mb(r.bytesBefore)} MB in use, ${opts.dryRun ? 'about ' : ''}${mb(r.bytesAfter)} MB after\n`);
+        process.stdout.write(`${verb} ${r.matches} matches and ${r.wireRows} wire log rows: ${mb(r.bytesBefore)} MB in use, ${opts.dryRun ? 'about ' : ''}${mb(r.bytesAfter)} MB after\n`);
         if (opts.vacuum && !opts.dryRun) {
           store.vacuum();
           process.stdout.write(`vacuumed: the file now holds ${mb(store.usedBytes())} MB\n`);

@@ -130,10 +130,10 @@ describe('spielhalle CLI', () => {
     store.close();
     const dry = run(['prune', '--older-than', '30d', '--dry-run', '--data-dir', dir]);
     expect(dry.stderr).toBe('');
-    expect(dry.stdout).toMatch(/^would delete 1 matches and 1 wire lines/);
+    expect(dry.stdout).toMatch(/^would delete 1 matches and 1 wire log rows/);
     const real = run(['prune', '--older-than', '30d', '--data-dir', dir]);
     expect(real.code).toBe(0);
-    expect(real.stdout).toMatch(/^deleted 1 matches and 1 wire lines/);
+    expect(real.stdout).toMatch(/^deleted 1 matches and 1 wire log rows/);
     const after = new RecordStore(join(dir, 'spielhalle.db'), { mode: 'read' });
     expect(after.listMatches().map((m) => m.id)).toEqual([recent]);
     after.close();

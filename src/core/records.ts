@@ -88,7 +88,7 @@ export interface PruneOptions {
 
 export interface PruneResult {
   matches: number;
-  wireLines: number;
+  wireRows: number;
   /** Bytes of the file in use before and after (estimated after a dry run). */
   bytesBefore: number;
   bytesAfter: number;
@@ -158,6 +158,10 @@ const MIGRATIONS: readonly string[] = [
   `DROP INDEX IF EXISTS wire_conn;`,
 ];
 
+/** At most this many wire messages go into one packed row, and they wait at most this long. */
+const WIRE_PACK = 256;
+const WIRE_PACK_MS = 1000;
+
 /** One queued write: a statement name and its parameters. */
 type Op = [keyof typeof SQL, ...(string | number | null | Uint8Array)[]];
 
@@ -166,6 +170,7 @@ const SQL = {
   seat: 'INSERT INTO seats (match_id, seat, name, kind, address) VALUES (?, ?, ?, ?, ?)',
   event: 'INSERT INTO events (match_id, seq, at, seat, type, data) VALUES (?, ?, ?, ?, ?, ?)',
   wire: 'INSERT INTO wire (match_id, game, conn, at, dir, data) VALUES (?, ?, ?, ?, ?, ?)',
+  wirepack: 'INSERT INTO wire (match_id, game, conn, at, dir, data) VALUES (?, ?, ?, ?, ?, ?)',
   finish: 'UPDATE matches SET status = ?, ended_at = ?, result = ? WHERE id = ?',
   score: `INSERT INTO scores (game, player, points, updated_at) VALUES (?, ?, ?, ?)
           ON CONFLICT (game, player) DO UPDATE SET points = excluded.points, updated_at = excluded.updated_at`,
@@ -182,7 +187,14 @@ db.pragma('foreign_keys = ON');
 const stmts = {};
 for (const [name, sql] of Object.entries(workerData.sql)) stmts[name] = db.prepare(sql);
 const done = new Int32Array(workerData.done);
-const write = db.transaction((ops) => { for (const [name, ...args] of ops) stmts[name].run(...args); });
+const { deflateRawSync } = require('node:zlib');
+// 'wirepack': a packed batch of wire messages (JSON), deflated here, off the game loop.
+const write = db.transaction((ops) => {
+  for (const [name, ...args] of ops) {
+    if (name === 'wirepack') args[5] = deflateRawSync(args[5]);
+    stmts[name].run(...args);
+  }
+});
 parentPort.on('message', (m) => {
   if (m.ops.length) {
     try { write(m.ops); } catch (err) { parentPort.postMessage({ error: String(err && err.message || err) }); }
@@ -210,6 +222,9 @@ export class RecordStore {
   private readonly writer: Worker | null = null;
   private readonly done = new Int32Array(new SharedArrayBuffer(4));
   private sent = 0;
+  /** Wire messages of running matches not yet packed into a row. */
+  private readonly pendingWire = new Map<string, { game: string; entries: { conn: string; at: number; dir: 'in' | 'out'; data: string }[] }>();
+  private packTimer: NodeJS.Timeout | null = null;
   /** Drains under way: the writer stays referenced (keeps the process alive) while any waits. */
   private draining = 0;
 
@@ -364,6 +379,7 @@ export class RecordStore {
 
   /** Hands what is queued to the writer (or writes it here, for an in-memory store). */
   private send(close = false): void {
+    if (this.pendingWire.size > 0) this.packAll();
     if (this.timer !== null) {
       clearTimeout(this.timer);
       this.timer = null;
@@ -377,7 +393,10 @@ export class RecordStore {
     }
     if (ops.length === 0) return;
     this.db.transaction(() => {
-      for (const [name, ...args] of ops) this.stmts[name].run(...args);
+      for (const [name, ...args] of ops) {
+        if (name === 'wirepack') args[5] = deflateRawSync(args[5] as string);
+        this.stmts[name].run(...args);
+      }
     })();
   }
 
@@ -446,9 +465,50 @@ export class RecordStore {
     this.enqueue(['event', matchId, seq, event.at, event.seat ?? null, event.type, data]);
   }
 
-  /** One wire message. `conn` names the connection (an address, or `*` for a message to all). */
+  /**
+   * One wire message. `conn` names the connection (an address, or `*` for a message to all).
+   * A match's messages are gathered and written packed, up to WIRE_PACK of them in one deflated
+   * row (see packWire), at the latest WIRE_PACK_MS after the first and when the match finishes;
+   * reads see them at once. A few times smaller than a row per message (the messages of a match
+   * repeat each other), and the deflating happens on the writer thread.
+   */
   addWire(entry: { matchId: string | null; game: string; conn: string; at: number; dir: 'in' | 'out'; data: string }): void {
-    this.enqueue(['wire', entry.matchId, entry.game, entry.conn, entry.at, entry.dir, entry.data]);
+    if (this.closed) return;
+    if (this.mode === 'read') throw new Error('the record store is open read-only');
+    if (entry.matchId === null) {
+      this.enqueue(['wire', entry.matchId, entry.game, entry.conn, entry.at, entry.dir, entry.data]);
+      return;
+    }
+    let pending = this.pendingWire.get(entry.matchId);
+    if (!pending) {
+      pending = { game: entry.game, entries: [] };
+      this.pendingWire.set(entry.matchId, pending);
+    }
+    pending.entries.push({ conn: entry.conn, at: entry.at, dir: entry.dir, data: entry.data });
+    if (pending.entries.length >= WIRE_PACK) this.packWire(entry.matchId);
+    else if (this.packTimer === null) {
+      this.packTimer = setTimeout(() => {
+        this.packTimer = null;
+        this.packAll();
+      }, WIRE_PACK_MS);
+      this.packTimer.unref();
+    }
+  }
+
+  /** Queues the gathered messages of one match as one packed row. */
+  private packWire(matchId: string): void {
+    const pending = this.pendingWire.get(matchId);
+    if (!pending) return;
+    this.pendingWire.delete(matchId);
+    this.addWireBatch(matchId, pending.game, pending.entries);
+  }
+
+  private packAll(): void {
+    for (const matchId of [...this.pendingWire.keys()]) this.packWire(matchId);
+    if (this.packTimer !== null) {
+      clearTimeout(this.packTimer);
+      this.packTimer = null;
+    }
   }
 
   /**
@@ -459,11 +519,12 @@ export class RecordStore {
   addWireBatch(matchId: string, game: string, entries: readonly { conn: string; at: number; dir: 'in' | 'out'; data: string }[]): void {
     if (entries.length === 0) return;
     const at = (entries[0] as { at: number }).at;
-    this.enqueue(['wire', matchId, game, '', at, 'out', packWire(at, entries)]);
+    this.enqueue(['wirepack', matchId, game, '', at, 'out', packWire(at, entries)]);
   }
 
   finishMatch(matchId: string, end: { status: Exclude<MatchStatus, 'running'>; endedAt: number; result: unknown }): void {
     this.eventSeq.delete(matchId);
+    this.packWire(matchId);
     const result = JSON.stringify(end.result);
     this.enqueue(['finish', end.status, end.endedAt, result, matchId]);
   }
@@ -571,7 +632,7 @@ export class RecordStore {
     const bytesBefore = this.usedBytes();
     const game = o.game === undefined ? '' : ' AND game = ?';
     const gameArgs = o.game === undefined ? [] : [o.game];
-    const result: PruneResult = { matches: 0, wireLines: 0, bytesBefore, bytesAfter: bytesBefore };
+    const result: PruneResult = { matches: 0, wireRows: 0, bytesBefore, bytesAfter: bytesBefore };
     const batch = 200;
     const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
     const wireOf = this.db.prepare('SELECT COUNT(*) AS n FROM wire WHERE match_id = ?');
@@ -596,7 +657,7 @@ export class RecordStore {
       for (;;) {
         const ids = (select.all(o.matchesBefore, ...gameArgs, batch, o.dryRun ? offset : 0) as { id: string }[]).map((r) => r.id);
         if (ids.length === 0) break;
-        result.wireLines += deleteMatches(ids);
+        result.wireRows += deleteMatches(ids);
         result.matches += ids.length;
         offset += ids.length;
         await yieldNow();
@@ -613,7 +674,7 @@ export class RecordStore {
         const ids = (select.all(o.wireBefore, ...gameArgs, batch, o.dryRun ? offset : 0) as { id: string }[]).map((r) => r.id);
         if (ids.length === 0) break;
         this.db.transaction(() => {
-          for (const id of ids) result.wireLines += o.dryRun ? (wireOf.get(id) as { n: number }).n : deleteWire.run(id).changes;
+          for (const id of ids) result.wireRows += o.dryRun ? (wireOf.get(id) as { n: number }).n : deleteWire.run(id).changes;
         })();
         offset += ids.length;
         await yieldNow();
@@ -622,7 +683,7 @@ export class RecordStore {
       const loose = o.dryRun
         ? (this.db.prepare(`SELECT COUNT(*) AS n FROM wire WHERE match_id IS NULL AND at < ?${game}`).get(o.wireBefore, ...gameArgs) as { n: number }).n
         : this.db.prepare(`DELETE FROM wire WHERE match_id IS NULL AND at < ?${game}`).run(o.wireBefore, ...gameArgs).changes;
-      result.wireLines += loose;
+      result.wireRows += loose;
     }
     // Down to a size: the oldest ended matches go first.
     if (o.maxBytes !== undefined && !o.dryRun) {
@@ -631,7 +692,7 @@ export class RecordStore {
         // Small steps: the cap is met by deleting little more than needed.
         const ids = (select.all(...gameArgs, 25) as { id: string }[]).map((r) => r.id);
         if (ids.length === 0) break;
-        result.wireLines += deleteMatches(ids);
+        result.wireRows += deleteMatches(ids);
         result.matches += ids.length;
         await yieldNow();
       }
@@ -651,7 +712,7 @@ export class RecordStore {
   private estimateBytes(r: PruneResult): number {
     const wire = this.db.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(data)), 0) AS bytes FROM wire').get() as { n: number; bytes: number };
     const perLine = wire.n > 0 ? wire.bytes / wire.n + 40 : 0;
-    return Math.round(r.wireLines * perLine + r.matches * 300);
+    return Math.round(r.wireRows * perLine + r.matches * 300);
   }
 
   private toMatch(r: MatchRow): MatchRecord {
@@ -676,7 +737,7 @@ export class RecordStore {
  * A batch of wire messages: JSON `[conns, [dt, conn index, 1 if in, data], …]` (dt: ms since the
  * previous message, the first since the row's `at`), deflated.
  */
-function packWire(at: number, entries: readonly { conn: string; at: number; dir: 'in' | 'out'; data: string }[]): Buffer {
+function packWire(at: number, entries: readonly { conn: string; at: number; dir: 'in' | 'out'; data: string }[]): string {
   const conns: string[] = [];
   const index = new Map<string, number>();
   let prev = at;
@@ -690,7 +751,7 @@ function packWire(at: number, entries: readonly { conn: string; at: number; dir:
     rows.push([e.at - prev, c, e.dir === 'in' ? 1 : 0, e.data]);
     prev = e.at;
   }
-  return deflateRawSync(JSON.stringify(rows), { level: 9 });
+  return JSON.stringify(rows);
 }
 
 /** The messages of a batch row; their `seq` are the row's id plus fractions, so they stay in order and unique. */

@@ -52,8 +52,8 @@ export function startRetention(
     running ??= store
       .prune(retentionPrune(settings, now()))
       .then((r) => {
-        if (r.matches > 0 || r.wireLines > 0)
-          log.info({ matches: r.matches, wireLines: r.wireLines, mbBefore: mb(r.bytesBefore), mbAfter: mb(r.bytesAfter) }, 'records pruned');
+        if (r.matches > 0 || r.wireRows > 0)
+          log.info({ matches: r.matches, wireRows: r.wireRows, mbBefore: mb(r.bytesBefore), mbAfter: mb(r.bytesAfter) }, 'records pruned');
         return r;
       })
       .catch((err: unknown) => {

@@ -140,18 +140,19 @@ describe('retention', () => {
   it('deletes matches by age, wire logs by age, by game, never a running match', async () => {
     const { store, ids, now } = seeded();
     const dry = await store.prune({ matchesBefore: now - 30 * DAY, dryRun: true });
-    expect(dry).toMatchObject({ matches: 2, wireLines: 10 });
+    // A match's messages are packed into one row.
+    expect(dry).toMatchObject({ matches: 2, wireRows: 2 });
     expect(store.countMatches()).toBe(4);
 
     const byGame = await store.prune({ matchesBefore: now - 30 * DAY, game: 'dame' });
-    expect(byGame).toMatchObject({ matches: 1, wireLines: 5 });
+    expect(byGame).toMatchObject({ matches: 1, wireRows: 1 });
     expect(store.getMatch(ids.old!)).toBeNull();
     expect(store.getMatch(ids.ancient!)).not.toBeNull();
     expect(store.getMatch(ids.oldRunning!)!.wire).toHaveLength(5);
 
     const wire = await store.prune({ wireBefore: now - 30 * DAY });
-    // ancient's 5 lines and the loose connection line; the match itself stays with its events.
-    expect(wire).toMatchObject({ matches: 0, wireLines: 6 });
+    // ancient's packed row and the loose connection line; the match itself stays with its events.
+    expect(wire).toMatchObject({ matches: 0, wireRows: 2 });
     const ancient = store.getMatch(ids.ancient!)!;
     expect(ancient.wire).toHaveLength(0);
     expect(ancient.events).toHaveLength(1);
