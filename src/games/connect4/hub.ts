@@ -1,9 +1,11 @@
+import { networkInterfaces } from 'node:os';
 import { systemClock, type Clock } from '../../core/clock.js';
+import { INTERNAL_ERROR } from '../../core/guard.js';
 import { EventHub, type GameServer, type ServerInfo, type SpectatorEvent } from '../../core/game-server.js';
 import { silentLogger, type Logger } from '../../core/log.js';
 import { matchesTotal } from '../../core/metrics.js';
 import type { RecordStore } from '../../core/records.js';
-import { addressKey, type C4GameRecord, type PeerEvent, type RemotePeer } from './peer.js';
+import { addressKey, type Address, type C4GameRecord, type PeerEvent, type PeerLimits } from './peer.js';
 import type { Player } from './rules.js';
 import { startUdpPeer, type UdpPeer, type UdpPeerOptions } from './transport.js';
 import type { C4GameView, Connect4Snapshot, PeerRole } from './views.js';
@@ -32,6 +34,8 @@ export interface Connect4HubOptions {
   clock?: Clock;
   /** Interval overrides for tests (specs §3 timings). */
   timing?: UdpPeerOptions['timing'];
+  /** What one remote IP may send to and hold in each peer (datagram budget, lobby and invitation shares). */
+  limits?: Partial<PeerLimits>;
   /** The solver for bots, games against the solver and analyses (closed when the hub stops). */
   engine: C4Engine;
 }
@@ -41,6 +45,11 @@ interface Attached {
   readonly role: PeerRole;
   readonly udp: UdpPeer;
   off: () => void;
+  /**
+   * The key of the game it plays (its view in `live`), kept from its start to its end: by the
+   * time an `aborted` event is delivered the peer has let go of the game already.
+   */
+  liveKey: string | null;
 }
 
 const RECENT_GAMES = 12;
@@ -51,6 +60,8 @@ export class Connect4Hub implements GameServer {
   private readonly peers = new Set<Attached>();
   private readonly live = new Map<string, C4GameView>();
   private recent: C4GameView[] = [];
+  /** Games between two of our peers that one side ended with an internal error (by game key): recorded by that side. */
+  private readonly internalAborts = new Map<string, number>();
   private readonly clock: Clock;
   private readonly log: Logger;
   private running = false;
@@ -106,11 +117,12 @@ export class Connect4Hub implements GameServer {
       log: this.log,
       clock: this.clock,
       ...(this.o.timing ? { timing: this.o.timing } : {}),
+      ...(this.o.limits ? { limits: this.o.limits } : {}),
       onGameFinished: (record) => {
         if (attached) this.recordGame(attached, record);
       },
     });
-    const entry: Attached = { name: options.name, role: options.role, udp, off: () => undefined };
+    const entry: Attached = { name: options.name, role: options.role, udp, off: () => undefined, liveKey: null };
     entry.off = udp.peer.on((event) => this.onPeerEvent(entry, event));
     attached = entry;
     this.peers.add(entry);
@@ -161,6 +173,21 @@ export class Connect4Hub implements GameServer {
     return this.hub.subscribe(listener);
   }
 
+  /**
+   * Whether `remote` is one of this process's peers, judged strictly (same port and the very
+   * address it binds, or an address of this machine when it binds all): another host cannot pass
+   * for our sparring partner to get round the house bots' per-host caps.
+   */
+  isOwnPeer(remote: Address): boolean {
+    for (const p of this.peers) {
+      const bound = p.udp.address;
+      if (bound.port !== remote.port) continue;
+      if (bound.address === remote.address) return true;
+      if (bound.address === '0.0.0.0' && ownAddresses().has(remote.address)) return true;
+    }
+    return false;
+  }
+
   /** The peers of this process that are `remote`, if any (a game between two of our own peers). */
   private localPeerAt(remote: { address: string; port: number }): Attached | undefined {
     for (const p of this.peers) {
@@ -172,13 +199,12 @@ export class Connect4Hub implements GameServer {
   }
 
   /** A game between two of our own peers is seen twice; it is keyed by its first player's side. */
-  private gameKey(p: Attached, localPlayer: Player, opponent: RemotePeer): string {
+  private gameKey(p: Attached, localPlayer: Player, opponent: { readonly key: string }): string {
     const me = addressKey(p.udp.address);
     return localPlayer === 0 ? `${me}|${opponent.key}` : `${opponent.key}|${me}`;
   }
 
   private onPeerEvent(p: Attached, event: PeerEvent): void {
-    const game = p.udp.peer.game;
     switch (event.type) {
       case 'phase':
         this.publish('peers', { peers: this.peerList() });
@@ -187,21 +213,22 @@ export class Connect4Hub implements GameServer {
         const g = event.game;
         const opponentName = g.opponent.name ?? this.localPeerAt(g.opponent)?.name ?? g.opponent.key;
         const key = this.gameKey(p, g.localPlayer, g.opponent);
+        p.liveKey = key;
         if (this.live.has(key)) return;
         const players: [string, string] = g.localPlayer === 0 ? [p.name, opponentName] : [opponentName, p.name];
         this.updateGame({ id: key, kind: 'network', players, moves: [], startedAt: g.startedAt, status: 'running', winner: null, line: [], reason: null, endedAt: null });
         return;
       }
       case 'moved': {
-        if (!game) return;
-        const view = this.live.get(this.gameKey(p, game.localPlayer, game.opponent));
+        const view = p.liveKey === null ? undefined : this.live.get(p.liveKey);
         if (view && view.moves.length < event.state.moves.length) this.updateGame({ ...view, moves: [...event.state.moves] });
         return;
       }
       case 'game-over':
       case 'aborted': {
-        if (!game) return;
-        const view = this.live.get(this.gameKey(p, game.localPlayer, game.opponent));
+        const key = p.liveKey;
+        p.liveKey = null;
+        const view = key === null ? undefined : this.live.get(key);
         if (!view) return;
         const now = this.clock.now();
         if (event.type === 'aborted') this.endGame({ ...view, status: 'aborted', reason: event.reason, endedAt: now });
@@ -231,8 +258,17 @@ export class Connect4Hub implements GameServer {
   private recordGame(p: Attached, record: C4GameRecord): void {
     const store = this.o.store;
     if (!store) return;
-    // Between two of our own peers, the inviter (the first player) writes the record.
-    if (record.local.player === 1 && this.localPeerAt(record.opponent)) return;
+    // Between two of our own peers, the inviter (the first player) writes the record; unless one
+    // side ended the game with an internal error: then that side's record is the one kept.
+    const ownOpponent = this.localPeerAt(record.opponent);
+    if (ownOpponent) {
+      const key = this.gameKey(p, record.local.player, { key: addressKey(record.opponent) });
+      if (record.reason === INTERNAL_ERROR) {
+        if (this.internalAborts.size > 100) this.internalAborts.clear();
+        this.internalAborts.set(key, record.endedAt);
+      } else if (this.internalAborts.delete(key) && record.reason === 'opponent-aborted') return;
+      else if (record.local.player === 1) return;
+    }
     try {
       const local = { name: record.local.name, kind: p.role, address: addressKey(p.udp.address) };
       const other = this.localPeerAt(record.opponent);
@@ -292,4 +328,10 @@ export class Connect4Hub implements GameServer {
   private publish(type: string, data: unknown): void {
     this.hub.publish({ game: 'connect4', type, at: this.clock.now(), data });
   }
+}
+
+function ownAddresses(): Set<string> {
+  const out = new Set<string>(['127.0.0.1']);
+  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) if (a.family === 'IPv4') out.add(a.address);
+  return out;
 }

@@ -9,7 +9,8 @@ import type { GameCommands, GameModule, ServeContext } from '../types.js';
 import { BOT_LEVELS, type BotLevel } from './bots/index.js';
 import { Connect4Engine } from './engine.js';
 import { Connect4Hub } from './hub.js';
-import { AutoPlayer, type Address, type Peer } from './peer.js';
+import { HouseAdmission, SparringScheduler } from './house.js';
+import { AutoPlayer } from './peer.js';
 import { registerConnect4Routes } from './routes.js';
 import { fromMoves, status } from './rules.js';
 import { registerSolveCommand } from './solve-command.js';
@@ -40,8 +41,10 @@ async function startHouseBots(ctx: ServeContext, server: GameServer): Promise<St
   const chooser = (level: BotLevel, name: string) => (state: { moves: readonly number[] }) =>
     hub.engine.choose(state, level, `${seed}:${name}:${games}:${state.moves.join('')}`);
 
+  // One admission for both bots: what one remote IP holds of them counts together.
+  const admission = new HouseAdmission({ maxGamesPerHost: s.maxGamesPerHost, hostPauseMs: s.hostPauseMs, isOwn: (p) => hub.isOwnPeer(p) });
   const house = await hub.startPeer({ name: 'house-perfect', role: 'house', port: s.port });
-  const housePlayer = new AutoPlayer(house.peer, chooser('perfect', 'house'), { log: ctx.log });
+  const housePlayer = new AutoPlayer(house.peer, chooser('perfect', 'house'), { log: ctx.log, admission });
   parts.push({ name: 'connect4 house bot', stop: () => housePlayer.stop() });
   if (s.houseBots < 2) return parts;
 
@@ -51,9 +54,9 @@ async function startHouseBots(ctx: ServeContext, server: GameServer): Promise<St
   } catch {
     sparring = await hub.startPeer({ name: `house-${s.sparringLevel}`, role: 'sparring', port: 0 });
   }
-  const sparringPlayer = new AutoPlayer(sparring.peer, chooser(s.sparringLevel, 'sparring'), { log: ctx.log });
+  const sparringPlayer = new AutoPlayer(sparring.peer, chooser(s.sparringLevel, 'sparring'), { log: ctx.log, admission });
   // Take turns: the inviter moves first, so the two bots swap who invites after every game.
-  const scheduler = new SparringScheduler(house.peer, house.address, sparring.peer, sparring.address, s.sparringPauseMs, () => games++);
+  const scheduler = new SparringScheduler(house.peer, house.address, sparring.peer, sparring.address, s.sparringPauseMs, () => games++, ctx.log);
   parts.push({
     name: 'connect4 sparring bot',
     stop: () => {
@@ -62,46 +65,6 @@ async function startHouseBots(ctx: ServeContext, server: GameServer): Promise<St
     },
   });
   return parts;
-}
-
-/** Invites between the two house peers whenever both idle in the lobby for a pause. */
-class SparringScheduler {
-  private timer: NodeJS.Timeout | null = null;
-  private turn = 0;
-  private readonly offs: (() => void)[];
-
-  constructor(
-    private readonly a: Peer,
-    private readonly aAddress: Address,
-    private readonly b: Peer,
-    private readonly bAddress: Address,
-    private readonly pauseMs: number,
-    private readonly onGame: () => void,
-  ) {
-    this.offs = [a.on(() => this.schedule()), b.on(() => this.schedule())];
-    this.schedule();
-  }
-
-  stop(): void {
-    for (const off of this.offs) off();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-  }
-
-  private idle(): boolean {
-    return this.a.phase === 'lobby' && this.b.phase === 'lobby' && this.a.invitee === null && this.b.invitee === null;
-  }
-
-  private schedule(): void {
-    if (this.timer || !this.idle()) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      if (!this.idle()) return;
-      const [inviter, target] = this.turn++ % 2 === 0 ? [this.b, this.aAddress] : [this.a, this.bAddress];
-      if (inviter.invite(target).ok) this.onGame();
-    }, this.pauseMs);
-    this.timer.unref();
-  }
 }
 
 const levelOption = (fallback: BotLevel) => new Option('--level <level>', 'how the bot plays').choices(BOT_LEVELS).default(fallback);
@@ -254,9 +217,11 @@ export const connect4: GameModule = {
       log: ctx.log,
       store: ctx.store,
       engine: new Connect4Engine({ log: ctx.log }),
+      limits: { datagramsPerSecondPerHost: s.datagramsPerSecondPerHost, lobbyEntriesPerHost: s.lobbyEntriesPerHost, invitationsPerHost: s.invitationsPerHost },
     });
   },
   startHouseBots,
+  listensWithHouseBots: true,
   registerCommands,
   registerRoutes: (app, server, ctx) => {
     const hub = hubOf(server);

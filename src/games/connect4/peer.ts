@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock, type Timer } from '../../core/clock.js';
+import { INTERNAL_ERROR } from '../../core/guard.js';
+import { hostOf, RateLimitedWarn, TokenBuckets } from '../../core/hosts.js';
 import { connectionLogger, logWire, silentLogger, type Logger } from '../../core/log.js';
 import { err, ok, type Result } from '../../core/result.js';
 import { Board, type BoardEnd, type BoardHost, type GameEnd } from './peer/board.js';
@@ -9,12 +11,14 @@ import { Repeater } from './peer/repeater.js';
 import { Trailing } from './peer/trailing.js';
 import {
   addressKey,
+  DEFAULT_LIMITS,
   DEFAULT_TIMING,
   type AbortReason,
   type Address,
   type CommandError,
   type GameInfo,
   type PeerEvent,
+  type PeerLimits,
   type PeerOptions,
   type PeerPhase,
   type PeerTiming,
@@ -34,6 +38,7 @@ import { status, type C4State, type Player } from './rules.js';
 export * from './peer/types.js';
 export {
   AutoPlayer,
+  type Admission,
   type AutoPlayerOptions,
   type AutoPlayerStats,
   type MoveChooser,
@@ -45,6 +50,11 @@ export {
  * through `receive` and gives it a `send` function, so whole games run on a virtual clock in tests.
  * Everything it does repeats, so every handler is idempotent: duplicates and stale packets never
  * move the state back.
+ *
+ * Every entry (a datagram, a timer) is an error boundary: an exception in our own code is logged
+ * with its stack and ends at most the running game, which is aborted (99 to the opponent) and
+ * recorded with reason `internal error`; the peer goes on in the lobby. Each remote IP has a
+ * datagram budget and a share of the lobby and the invitations (`PeerLimits`).
  */
 
 interface Pending {
@@ -60,6 +70,7 @@ export class Peer {
   readonly name: string;
   readonly clienttype: number;
   readonly timing: PeerTiming;
+  readonly limits: PeerLimits;
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly localAddresses: ReadonlySet<string>;
@@ -75,6 +86,8 @@ export class Peer {
   private readonly events: EventQueue<PeerEvent>;
   private recent: WireEntry[] = [];
   private readonly connLogs = new Map<string, Logger>();
+  private readonly budget: TokenBuckets | null;
+  private readonly floodWarn: RateLimitedWarn;
 
   constructor(private readonly o: PeerOptions) {
     if (!isValidOwnName(o.name))
@@ -84,21 +97,37 @@ export class Peer {
     this.name = o.name;
     this.clienttype = o.clienttype ?? 0;
     this.timing = { ...DEFAULT_TIMING, ...o.timing };
-    this.clock = o.clock ?? systemClock;
+    this.limits = { ...DEFAULT_LIMITS, ...o.limits };
     this.log = (o.log ?? silentLogger).child({ game: 'connect4' });
+    // Every timer of the peer, its board, lobby and repeaters is an entry point: guarded.
+    const base = o.clock ?? systemClock;
+    this.clock = {
+      now: () => base.now(),
+      setTimeout: (fn, ms) => base.setTimeout(() => this.entry('timer', fn), ms),
+      setInterval: (fn, ms) => base.setInterval(() => this.entry('timer', fn), ms),
+    };
+    const rate = this.limits.datagramsPerSecondPerHost;
+    this.budget = rate > 0 ? new TokenBuckets(rate, 2 * rate, 10_000) : null;
+    this.floodWarn = new RateLimitedWarn(this.log, 10_000, () => base.now());
     this.localAddresses = new Set(o.localAddresses ?? []);
     this.events = new EventQueue((error, event) =>
       this.log.error({ err: error, event: event.type }, 'peer event listener failed'),
     );
     this.trailing = new Trailing(this.clock, this.timing, (to, message) => this.send(to, message));
-    this.lobbyList = new LobbyList(this.clock, this.timing.lobbyExpiryMs, () =>
-      this.run(() => this.emit({ type: 'lobby', peers: this.lobbyList.list() })),
+    this.lobbyList = new LobbyList(
+      this.clock,
+      this.timing.lobbyExpiryMs,
+      () => this.run(() => this.emit({ type: 'lobby', peers: this.lobbyList.list() })),
+      256,
+      this.limits.lobbyEntriesPerHost,
     );
     this.invitationBox = new InvitationBox(
       this.clock,
       this.timing.invitationValidMs,
       (from) => this.run(() => this.emit({ type: 'invitation', from })),
       (from) => this.run(() => this.emit({ type: 'invitation-gone', from })),
+      64,
+      this.limits.invitationsPerHost,
     );
   }
 
@@ -294,15 +323,94 @@ export class Peer {
 
   /** One datagram from the transport. Never throws. */
   receive(data: Buffer | string, from: Address): void {
+    this.entry('datagram', () => this.handleDatagram(data, from));
+  }
+
+  /**
+   * An exception in our own code (a datagram handler, a timer, a bot driving this peer): logged
+   * with its stack; a running game is aborted (99 to the opponent, recorded with reason
+   * `internal error`), an acceptance withdrawn, and the peer goes on in the lobby. With `gameId`,
+   * the exception belongs to that game: if another one runs by now, it is left alone. Never throws.
+   */
+  internalError(error: unknown, where: string, gameId?: string): void {
+    this.log.error({ err: error, where }, `Connect Four peer: internal error in ${where}`);
+    if (gameId !== undefined && this.board?.info.id !== gameId) return;
     try {
-      this.run(() => this.handleDatagram(data, from));
+      this.run(() => this.recover());
+    } catch (error2) {
+      this.log.error({ err: error2, where }, 'Connect Four peer: could not recover from an internal error');
+      this.reset();
+    }
+  }
+
+  private entry(where: string, fn: () => void): void {
+    try {
+      this.run(fn);
     } catch (error) {
-      this.log.error({ err: error, from: addressKey(from) }, 'failed to handle datagram');
+      this.internalError(error, where);
+    }
+  }
+
+  private recover(): void {
+    const b = this.board;
+    switch (this.currentPhase) {
+      case 'playing':
+        if (b?.running) this.abortGame(b, INTERNAL_ERROR);
+        else {
+          this.board = null;
+          this.enterLobby();
+        }
+        break;
+      case 'accepting':
+        this.cancelAccepting();
+        this.enterLobby();
+        break;
+      case 'ended':
+      case 'lobby':
+      case 'stopped':
+        // The result stands (its end window goes on), or there is no game to end.
+        break;
+    }
+  }
+
+  /** The last resort when recovering failed too: every timer stopped, back to an empty lobby. */
+  private reset(): void {
+    const steps = [
+      () => this.board?.stop(),
+      () => {
+        this.board = null;
+      },
+      () => this.trailing.stop(),
+      () => this.cancelInvite(),
+      () => this.cancelAccepting(),
+      () => this.invitationBox.clear(),
+      () => {
+        if (this.currentPhase !== 'stopped') this.enterLobby();
+      },
+    ];
+    for (const step of steps) {
+      try {
+        step();
+      } catch (error) {
+        this.log.error({ err: error }, 'Connect Four peer: reset step failed');
+      }
     }
   }
 
   private handleDatagram(data: Buffer | string, from: Address): void {
     if (this.currentPhase === 'stopped' || this.isOwnEcho(from)) return;
+    if (this.budget) {
+      const host = hostOf(from.address);
+      const dropped = this.budget.take(host, this.clock.now());
+      if (dropped > 0) {
+        this.floodWarn.warn(
+          host,
+          { host, limit: this.limits.datagramsPerSecondPerHost },
+          'datagrams dropped: this host sends more than its budget',
+        );
+        return;
+      }
+    }
     const key = addressKey(from);
     const text = typeof data === 'string' ? data : data.subarray(0, SHOWN_BYTES).toString('utf8');
     const shown = text.length > SHOWN_BYTES ? text.slice(0, SHOWN_BYTES) + '…' : text;

@@ -73,7 +73,8 @@ const INTEGER_TEXT = /^-?[0-9]{1,15}$/;
  * integer range are refused so a hostile `turn` cannot jam the "greater than" rule.
  */
 export function readInteger(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : null;
+  // `+ 0` turns a JSON -0 into 0, as for the string "-0" below.
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value + 0 : null;
   if (typeof value === 'string') {
     const text = value.trim();
     if (!INTEGER_TEXT.test(text)) return null;

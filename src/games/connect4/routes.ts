@@ -116,7 +116,9 @@ export function registerConnect4Routes(app: FastifyInstance, deps: Connect4Route
         return;
       }
       browserPeers++;
-      void relay(socket, name, hub, log).finally(() => browserPeers--);
+      relay(socket, name, hub, log)
+        .catch((err: unknown) => log.error({ err }, 'Connect Four browser relay failed'))
+        .finally(() => browserPeers--);
     },
   });
 }
@@ -197,17 +199,23 @@ async function relay(socket: WebSocket, name: string, hub: Connect4Hub, log: Log
       send({ type: 'notice', level: 'error', text: `not a command: ${(err as Error).message}` });
       return;
     }
-    const result =
-      parsed.type === 'invite' ? peer.invite(asAddress(parsed.key) ?? parsed.key)
-      : parsed.type === 'accept' ? peer.accept(parsed.key)
-      : parsed.type === 'decline' ? peer.decline(parsed.key)
-      : parsed.type === 'move' ? peer.move(parsed.column)
-      : null;
-    if (parsed.type === 'cancel') peer.cancelInvite();
-    if (parsed.type === 'quit') peer.quit();
-    if (parsed.type === 'lobby') peer.backToLobby();
-    if (result && !result.ok) send({ type: 'notice', level: 'error', text: result.error.message });
-    send(relayState(peer));
+    // An error boundary: an exception in a command ends at most the relay peer's running game.
+    try {
+      const result =
+        parsed.type === 'invite' ? peer.invite(asAddress(parsed.key) ?? parsed.key)
+        : parsed.type === 'accept' ? peer.accept(parsed.key)
+        : parsed.type === 'decline' ? peer.decline(parsed.key)
+        : parsed.type === 'move' ? peer.move(parsed.column)
+        : null;
+      if (parsed.type === 'cancel') peer.cancelInvite();
+      if (parsed.type === 'quit') peer.quit();
+      if (parsed.type === 'lobby') peer.backToLobby();
+      if (result && !result.ok) send({ type: 'notice', level: 'error', text: result.error.message });
+      send(relayState(peer));
+    } catch (err) {
+      peer.internalError(err, 'browser command');
+      send({ type: 'notice', level: 'error', text: 'internal error' });
+    }
   });
   await new Promise<void>((resolve) => {
     socket.on('close', () => resolve());

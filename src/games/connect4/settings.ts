@@ -25,6 +25,16 @@ export const connect4SettingsSchema = z
     sparringPauseMs: z.number().int().min(0).max(600_000),
     /** Browser-facing peers (the dashboard's "play a peer") at most at once. */
     maxBrowserPeers: z.number().int().min(0).max(64),
+    /** Datagrams one remote IP may send to each of our peers per second (burst: twice); 0: no budget. */
+    datagramsPerSecondPerHost: z.number().int().min(0).max(1_000_000),
+    /** Lobby entries (ports announcing themselves) one remote IP may hold in each peer's lobby. */
+    lobbyEntriesPerHost: z.number().int().min(1).max(256),
+    /** Valid invitations one remote IP may hold at once in each peer. */
+    invitationsPerHost: z.number().int().min(1).max(64),
+    /** Games (and acceptances) the house bots together hold with one remote IP at once; 0: no cap. */
+    maxGamesPerHost: z.number().int().min(0).max(64),
+    /** After a game with an IP, the house bots accept it again only this much later (others go first). */
+    hostPauseMs: z.number().int().min(0).max(600_000),
   })
   .strict();
 
@@ -40,4 +50,9 @@ export const CONNECT4_SETTINGS: Connect4Settings = {
   sparringLevel: 'strong',
   sparringPauseMs: 5000,
   maxBrowserPeers: 8,
+  datagramsPerSecondPerHost: 100,
+  lobbyEntriesPerHost: 16,
+  invitationsPerHost: 8,
+  maxGamesPerHost: 1,
+  hostPauseMs: 7000,
 };

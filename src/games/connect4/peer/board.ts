@@ -43,6 +43,7 @@ export type GameEnd =
   | { kind: 'aborted'; reason: AbortReason };
 
 const MAX_WIRE = 5000;
+const MAX_REPORTED = 256;
 
 export class Board {
   private current: C4State = initialState();
@@ -227,7 +228,8 @@ export class Board {
     if (next && !next.ok) problem = next.error.code;
     if (problem !== null || !next?.ok) {
       const id = `${turn}:${column}`;
-      if (!this.reported.has(id)) {
+      // Each distinct bad move is reported once; a flood of distinct ones is not kept.
+      if (!this.reported.has(id) && this.reported.size < MAX_REPORTED) {
         this.reported.add(id);
         this.host.emit({
           type: 'bad-move',

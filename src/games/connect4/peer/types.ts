@@ -51,6 +51,25 @@ export const DEFAULT_TIMING: PeerTiming = {
   ackSends: 10,
 };
 
+/**
+ * What one remote IP (whatever its ports) may hold in a peer or send to it (fair share): a flood
+ * from one host is dropped unread and cannot fill the lobby or the invitations of everyone else.
+ */
+export interface PeerLimits {
+  /** Datagrams one IP may send per second (burst: twice that); the rest are dropped unread. 0: no budget. */
+  datagramsPerSecondPerHost: number;
+  /** Lobby entries (peers announcing themselves from different ports) one IP may hold. */
+  lobbyEntriesPerHost: number;
+  /** Valid invitations one IP may hold at once. */
+  invitationsPerHost: number;
+}
+
+export const DEFAULT_LIMITS: PeerLimits = {
+  datagramsPerSecondPerHost: 100,
+  lobbyEntriesPerHost: 16,
+  invitationsPerHost: 8,
+};
+
 export interface PeerOptions {
   /** Our clientname: 1–32 printable ASCII characters. */
   name: string;
@@ -67,6 +86,7 @@ export interface PeerOptions {
   clock?: Clock;
   log?: Logger;
   timing?: Partial<PeerTiming>;
+  limits?: Partial<PeerLimits>;
   /** Called once per game that started on the board, when it ends (won, drawn or aborted). */
   onGameFinished?: (record: C4GameRecord) => void;
 }
@@ -94,7 +114,9 @@ export type AbortReason =
   /** A stage 5 came, but the final move never did (no 99 is sent). */
   | 'no-final-move'
   /** The peer was stopped during the game. */
-  | 'stopped';
+  | 'stopped'
+  /** An exception in our own code ended the game (its stack is in the log). */
+  | 'internal error';
 
 export type BadMoveReason = 'out-of-turn' | 'turn-too-high' | RuleError['code'];
 

@@ -8,7 +8,7 @@ import type {
   RelayMessage,
   SolverGameView,
 } from '../../../../src/games/connect4/views.js';
-import { getJson, postJson, query } from '../../api.js';
+import { getJson, postJson, query, withToken } from '../../api.js';
 import { ConnectionBadge } from '../../components/StatusBadge.js';
 import { useSpectator } from '../../useSpectator.js';
 import { Board, DISC_LABEL } from './Board.js';
@@ -172,7 +172,7 @@ function PlaySolver() {
 
 function relayUrl(name: string): string {
   const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
-  return `${scheme}://${window.location.host}/ws/connect4/peer${query({ name })}`;
+  return withToken(`${scheme}://${window.location.host}/ws/connect4/peer${query({ name })}`);
 }
 
 function PlayPeer() {

@@ -1,0 +1,3 @@
+import { fuzzServer } from './lib/server-test.js';
+
+fuzzServer('catan', { minMessages: 1000 });

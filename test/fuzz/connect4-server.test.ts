@@ -1,0 +1,3 @@
+import { fuzzServer } from './lib/server-test.js';
+
+fuzzServer('connect4', { minMessages: 1000 });

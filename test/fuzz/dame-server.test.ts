@@ -1,0 +1,3 @@
+import { fuzzServer } from './lib/server-test.js';
+
+fuzzServer('dame', { minMessages: 1000 });
