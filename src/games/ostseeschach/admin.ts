@@ -33,6 +33,8 @@ export interface Prepared {
   reservations: string[];
 }
 
+const REQUEST_TIMEOUT_MS = 15_000;
+
 interface Waiting {
   readonly request: 'prepare' | 'observe';
   readonly resolve: (packet: ServerPacket) => void;
@@ -132,10 +134,28 @@ export class OstseeschachAdmin {
     clearTimeout(timer);
   }
 
+  /** Sends a request and waits for its answer, at most REQUEST_TIMEOUT_MS: a server may never answer. */
   private request(kind: Waiting['request'], packet: ClientPacket): Promise<ServerPacket> {
     if (this.closed) return Promise.reject(new Error('the admin connection is closed'));
     return new Promise((resolve, reject) => {
-      this.waiting.push({ request: kind, resolve, reject });
+      const timer = setTimeout(() => {
+        const i = this.waiting.indexOf(waiting);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(new Error(`no answer to <${kind}> within ${REQUEST_TIMEOUT_MS} ms`));
+      }, REQUEST_TIMEOUT_MS);
+      timer.unref();
+      const waiting: Waiting = {
+        request: kind,
+        resolve: (p) => {
+          clearTimeout(timer);
+          resolve(p);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      this.waiting.push(waiting);
       this.send(packet);
     });
   }

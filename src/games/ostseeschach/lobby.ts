@@ -77,6 +77,12 @@ export class Lobby {
       this.route(peer, packet);
     } catch (error) {
       this.o.log.error({ err: error, conn: peer.id, packet: packet.type }, 'request failed');
+      // The client (a house loop's prepare, say) must not wait for an answer that never comes.
+      try {
+        peer.send({ type: 'errorpacket', message: LOBBY_ERROR.internalError(requestText(packet)), original: packet }, null);
+      } catch (err2) {
+        this.o.log.error({ err: err2, conn: peer.id }, 'could not report a failed request');
+      }
     }
   }
 

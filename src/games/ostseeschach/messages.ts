@@ -86,6 +86,8 @@ export const LOBBY_ERROR = {
   tooManyRooms: (max: number) => `${GAME_ROOM}: The server already has ${max} open rooms`,
   /** Our own limit on the open rooms one host created by join or prepare (fair share). */
   tooManyRoomsForHost: (max: number) => `${GAME_ROOM}: Your host already has ${max} open rooms`,
+  /** A request that failed on a bug of ours: the client hears of it instead of waiting forever. */
+  internalError: (requestText: string) => `sc.server.InternalError: Request ${requestText} failed on the server`,
 } as const;
 
 /**
