@@ -160,7 +160,7 @@ const MIGRATIONS: readonly string[] = [
 
 /** At most this many wire messages go into one packed row, and they wait at most this long. */
 const WIRE_PACK = 256;
-const WIRE_PACK_MS = 1000;
+const WIRE_PACK_MS = 5000;
 
 /** One queued write: a statement name and its parameters. */
 type Op = [keyof typeof SQL, ...(string | number | null | Uint8Array)[]];
