@@ -7,6 +7,9 @@ const runs: [game: string, file: string, args: string[]][] = [
   ['connect4', 'connect4-solver.ts', ['--empty', '--max-minutes', '600']],
   ['dame', 'dame-strength.ts', ['--games', '200', '--ms', '1000', '--scaling', '200', '--endgames', '1000']],
   ['catan', 'catan-server.ts', ['--leak-games', '1000']],
+  ['fuzz', 'fuzz.ts', ['--messages', '1000000']],
+  ['hardening', 'hardening.ts', []],
+  ['hardening', 'hardening-crash.ts', ['--kills', '10']],
 ];
 
 const only = process.argv.slice(2);
