@@ -21,6 +21,12 @@ export interface TcpListenOptions {
    */
   readonly maxConnectionsPerHost?: number | undefined;
   readonly onRefused?: ((socket: Socket, host: string) => void) | undefined;
+  /**
+   * Bytes a second one remote IP may send, over all its connections (burst: 4 s of it; 0 or
+   * absent: no budget). A host over it has its sockets paused until the budget refills, so TCP
+   * pushes back on the sender and one host's flood cannot take the CPU every other game needs.
+   */
+  readonly maxInputBytesPerSecondPerHost?: number | undefined;
   readonly log: Logger;
   readonly onSocket: (socket: Socket) => void;
 }
@@ -33,6 +39,8 @@ export interface TcpListenOptions {
 export function perHostGate(o: TcpListenOptions): { handler: (socket: Socket) => void; hosts: HostCounter } {
   const hosts = new HostCounter(o.maxConnectionsPerHost ?? 0);
   const warn = new RateLimitedWarn(o.log);
+  const rate = o.maxInputBytesPerSecondPerHost ?? 0;
+  const budget = rate > 0 ? new ByteBudget(rate, rate * 4) : null;
   const handler = (socket: Socket): void => {
     const host = hostOf(socket.remoteAddress);
     if (!hosts.tryAdd(host)) {
@@ -50,6 +58,23 @@ export function perHostGate(o: TcpListenOptions): { handler: (socket: Socket) =>
       return;
     }
     socket.once('close', () => hosts.remove(host));
+    if (budget) {
+      let resume: NodeJS.Timeout | null = null;
+      socket.on('data', (chunk: Buffer) => {
+        const waitMs = budget.spend(host, chunk.length, Date.now());
+        if (waitMs <= 0 || resume !== null) return;
+        warn.warn(`bytes:${host}`, { host, bytesPerSecond: rate }, 'input throttled: this host sends more than its share');
+        socket.pause();
+        resume = setTimeout(() => {
+          resume = null;
+          if (!socket.destroyed) socket.resume();
+        }, waitMs);
+        resume.unref();
+      });
+      socket.once('close', () => {
+        if (resume !== null) clearTimeout(resume);
+      });
+    }
     try {
       o.onSocket(socket);
     } catch (err) {
@@ -58,6 +83,29 @@ export function perHostGate(o: TcpListenOptions): { handler: (socket: Socket) =>
     }
   };
   return { handler, hosts };
+}
+
+/** A byte budget per host: spending past it returns how long the host must wait (ms). */
+class ByteBudget {
+  private readonly hosts = new Map<string, { tokens: number; at: number }>();
+
+  constructor(
+    private readonly ratePerSecond: number,
+    private readonly burst: number,
+  ) {}
+
+  spend(host: string, bytes: number, now: number): number {
+    let b = this.hosts.get(host);
+    if (!b) {
+      if (this.hosts.size > 10_000) this.hosts.clear();
+      b = { tokens: this.burst, at: now };
+      this.hosts.set(host, b);
+    }
+    b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) * this.ratePerSecond) / 1000);
+    b.at = now;
+    b.tokens -= bytes;
+    return b.tokens >= 0 ? 0 : Math.ceil((-b.tokens * 1000) / this.ratePerSecond);
+  }
 }
 
 export async function listenTcp(o: TcpListenOptions): Promise<{ server: Server; port: number }> {

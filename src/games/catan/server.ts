@@ -44,6 +44,8 @@ export interface CatanServerOptions {
    * closed. The dashboard's own seats (`connectGateway`) are not counted.
    */
   maxConnectionsPerHost?: number | undefined;
+  /** Bytes a second one client IP may send (0: no budget); see TcpListenOptions. */
+  maxInputBytesPerSecondPerHost?: number | undefined;
   /** Games at once (running plus lobbies); more Hallos get `Spiel ist voll`. */
   maxGames?: number | undefined;
   /** Lobbies and running games one remote IP's connections may sit in (0: no cap); a Hallo beyond gets `Spiel ist voll`. */
@@ -108,6 +110,7 @@ export class CatanServer implements GameServer {
       host: o.host,
       port: o.port,
       maxConnectionsPerHost: o.maxConnectionsPerHost ?? CATAN_DEFAULTS.maxConnectionsPerHost,
+      maxInputBytesPerSecondPerHost: o.maxInputBytesPerSecondPerHost,
       onRefused: (socket) =>
         socket.write(new Outgoing({ type: 'error', message: MELDUNG_SERVER.gameFull }).line + '\n'),
       log: this.log,

@@ -38,6 +38,8 @@ export const catanSettingsSchema = z
     maxConnections: z.number().int().min(1).max(100_000),
     /** TCP connections one remote IP may hold (0: no cap); the dashboard's own seats are not counted. */
     maxConnectionsPerHost: z.number().int().min(0).max(100_000),
+    /** Bytes a second one client IP may send over all its connections (0: no budget). */
+    maxInputBytesPerSecondPerHost: z.number().int().min(0).max(1_000_000_000),
     /** Lobbies and running games one remote IP's connections may sit in (0: no cap). */
     maxLobbiesPerHost: z.number().int().min(0).max(100_000),
     /** A lobby nobody has joined for this long is closed; 0 = never. */
@@ -66,6 +68,8 @@ export const CATAN_SETTINGS: CatanSettings = {
   maxGames: CATAN_DEFAULTS.maxGames,
   maxConnections: CATAN_DEFAULTS.maxConnections,
   maxConnectionsPerHost: CATAN_DEFAULTS.maxConnectionsPerHost,
+  // The server's own default is off (tests, benches); what `serve` runs with is 1 MiB/s.
+  maxInputBytesPerSecondPerHost: 1_048_576,
   maxLobbiesPerHost: CATAN_DEFAULTS.maxLobbiesPerHost,
   idleLobbyTimeoutMs: CATAN_DEFAULTS.idleLobbyTimeoutMs,
   floodPerSecond: CATAN_DEFAULTS.floodPerSecond,
@@ -97,6 +101,7 @@ export function catanServerOptions(
     maxGames: s.maxGames,
     maxConnections: s.maxConnections,
     maxConnectionsPerHost: s.maxConnectionsPerHost,
+    maxInputBytesPerSecondPerHost: s.maxInputBytesPerSecondPerHost,
     maxLobbiesPerHost: s.maxLobbiesPerHost,
     idleLobbyTimeoutMs: off(s.idleLobbyTimeoutMs),
     floodPerSecond: s.floodPerSecond,

@@ -45,6 +45,8 @@ export interface DameServerOptions {
   maxConnections: number;
   /** Open connections one client IP may hold (0: no cap); one more is closed at once, without a line. */
   maxConnectionsPerHost: number;
+  /** Bytes a second one client IP may send (0: no budget); see TcpListenOptions. */
+  maxInputBytesPerSecondPerHost?: number | undefined;
   /**
    * Waiting games one client IP may have created with `ID` (0: no cap): an `ID` that would create
    * one more gets `- Game does not exist`. Games it joins do not count.
@@ -130,6 +132,7 @@ export class DameServer implements GameServer {
       server: { noDelay: true, allowHalfOpen: false },
       maxConnections: o.maxConnections,
       maxConnectionsPerHost: o.maxConnectionsPerHost,
+      maxInputBytesPerSecondPerHost: o.maxInputBytesPerSecondPerHost,
       log: this.log,
       onSocket: (socket) => this.accept(socket),
     });

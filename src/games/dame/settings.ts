@@ -32,6 +32,8 @@ export const dameSettingsSchema = z
     maxConnections: z.number().int().min(1).max(100_000),
     /** Open connections one client IP may hold (0: no cap). */
     maxConnectionsPerHost: z.number().int().min(0).max(100_000),
+    /** Bytes a second one client IP may send over all its connections (0: no budget). */
+    maxInputBytesPerSecondPerHost: z.number().int().min(0).max(1_000_000_000),
     /** Waiting games one client IP may have created with its `ID` (0: no cap). */
     maxGamesPerHost: z.number().int().min(0).max(100_000),
     /** A game that has not started this long after a client took a seat (or created it) is closed; 0: never. */
@@ -64,6 +66,8 @@ export const DAME_SETTINGS: DameSettings = {
   maxGames: DAME_DEFAULTS.maxGames,
   maxConnections: DAME_DEFAULTS.maxConnections,
   maxConnectionsPerHost: DAME_DEFAULTS.maxConnectionsPerHost,
+  // The server's own default is off (tests, benches); what `serve` runs with is 1 MiB/s.
+  maxInputBytesPerSecondPerHost: 1_048_576,
   maxGamesPerHost: DAME_DEFAULTS.maxGamesPerHost,
   idleSeatTimeoutMs: DAME_DEFAULTS.idleSeatTimeoutMs,
   houseGames: 1,
@@ -91,6 +95,7 @@ export function dameServerOptions(s: DameSettings, host: string, log: Logger, st
     maxGames: s.maxGames,
     maxConnections: s.maxConnections,
     maxConnectionsPerHost: s.maxConnectionsPerHost,
+    maxInputBytesPerSecondPerHost: s.maxInputBytesPerSecondPerHost,
     maxGamesPerHost: s.maxGamesPerHost,
     idleSeatTimeoutMs: s.idleSeatTimeoutMs,
     log,

@@ -42,6 +42,8 @@ export interface OstseeschachServerOptions {
   maxConnections?: number | undefined;
   /** Connections one remote IP may hold at once (0: no cap); more are closed without a word. */
   maxConnectionsPerHost?: number | undefined;
+  /** Bytes a second one client IP may send (0: no budget); see TcpListenOptions. */
+  maxInputBytesPerSecondPerHost?: number | undefined;
   /** Rooms at once; a join or prepare beyond gets an errorpacket. */
   maxRooms?: number | undefined;
   /** Open rooms one remote IP may have created by join or prepare (0: no cap); beyond: an errorpacket. */
@@ -104,6 +106,7 @@ export class OstseeschachServer implements GameServer {
       maxConnections: o.maxConnections ?? OSTSEESCHACH_DEFAULTS.maxConnections,
       // The official server has no message for a refused connection: it is just closed.
       maxConnectionsPerHost: o.maxConnectionsPerHost ?? OSTSEESCHACH_DEFAULTS.maxConnectionsPerHost,
+      maxInputBytesPerSecondPerHost: o.maxInputBytesPerSecondPerHost,
       log: this.log,
       onSocket: (socket) => this.accept(socket),
     });
@@ -278,6 +281,7 @@ export function createOstseeschachServer(options: OstseeschachServerInput): Osts
     clock: options.clock,
     maxConnections: options.maxConnections,
     maxConnectionsPerHost: options.maxConnectionsPerHost,
+    maxInputBytesPerSecondPerHost: options.maxInputBytesPerSecondPerHost,
     maxRooms: options.maxRooms,
     maxRoomsPerHost: options.maxRoomsPerHost,
     joinTimeoutMs: options.joinTimeoutMs,

@@ -27,6 +27,8 @@ export const ostseeschachSettingsSchema = z
     maxConnections: z.number().int().min(1).max(100_000),
     /** Connections one remote IP may hold (fair share; 0: no cap); more are closed. */
     maxConnectionsPerHost: z.number().int().min(0).max(100_000),
+    /** Bytes a second one client IP may send over all its connections (0: no budget). */
+    maxInputBytesPerSecondPerHost: z.number().int().min(0).max(1_000_000_000),
     maxRooms: z.number().int().min(1).max(100_000),
     /** Open rooms one remote IP may have created by join or prepare (0: no cap); beyond: an errorpacket. */
     maxRoomsPerHost: z.number().int().min(0).max(100_000),
@@ -58,6 +60,8 @@ export const OSTSEESCHACH_SETTINGS: OstseeschachSettings = {
   paused: OSTSEESCHACH_DEFAULTS.paused,
   maxConnections: OSTSEESCHACH_DEFAULTS.maxConnections,
   maxConnectionsPerHost: OSTSEESCHACH_DEFAULTS.maxConnectionsPerHost,
+  // The server's own default is off (tests, benches); what `serve` runs with is 1 MiB/s.
+  maxInputBytesPerSecondPerHost: 1_048_576,
   maxRooms: OSTSEESCHACH_DEFAULTS.maxRooms,
   maxRoomsPerHost: OSTSEESCHACH_DEFAULTS.maxRoomsPerHost,
   joinTimeoutMs: OSTSEESCHACH_DEFAULTS.joinTimeoutMs,
@@ -90,6 +94,7 @@ export function ostseeschachServerOptions(
     store,
     maxConnections: s.maxConnections,
     maxConnectionsPerHost: s.maxConnectionsPerHost,
+    maxInputBytesPerSecondPerHost: s.maxInputBytesPerSecondPerHost,
     maxRooms: s.maxRooms,
     maxRoomsPerHost: s.maxRoomsPerHost,
     joinTimeoutMs: s.joinTimeoutMs,
