@@ -60,8 +60,8 @@ export const OSTSEESCHACH_SETTINGS: OstseeschachSettings = {
   paused: OSTSEESCHACH_DEFAULTS.paused,
   maxConnections: OSTSEESCHACH_DEFAULTS.maxConnections,
   maxConnectionsPerHost: OSTSEESCHACH_DEFAULTS.maxConnectionsPerHost,
-  // The server's own default is off (tests, benches); what `serve` runs with is 1 MiB/s.
-  maxInputBytesPerSecondPerHost: 1_048_576,
+  // The server's own default is off (tests, benches); `serve` runs with 128 KiB/s: its XML reader is the costliest per byte.
+  maxInputBytesPerSecondPerHost: 131_072,
   maxRooms: OSTSEESCHACH_DEFAULTS.maxRooms,
   maxRoomsPerHost: OSTSEESCHACH_DEFAULTS.maxRoomsPerHost,
   joinTimeoutMs: OSTSEESCHACH_DEFAULTS.joinTimeoutMs,
