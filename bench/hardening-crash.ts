@@ -5,7 +5,7 @@
 // every time, and every match running at a kill must come back `aborted` with reason `crash`.
 //
 //   npx tsx bench/hardening-crash.ts [--kills 10] [--min-s 3] [--max-s 40]
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -61,5 +61,6 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
+if (process.env.SPIELHALLE_HARDENING_KEEP === undefined) rmSync(dir, { recursive: true, force: true });
 if (failures.length) process.stdout.write(`Failures:\n${failures.map((f) => `- ${f}`).join('\n')}\n`);
 process.exit(failures.length ? 1 : 0);

@@ -54,6 +54,8 @@ interface Window {
   alive: boolean;
   exitCode: number | null;
   logMiB: number;
+  /** Growth of the record store (file and WAL) during the window. */
+  storeMiB: number;
 }
 
 /** A fresh serve: warm-up, then `during` (the attack, or nothing) for `seconds`, then `afterS` quiet. */
@@ -69,6 +71,7 @@ async function measure(
     const rssBefore = serve.rssKiB();
     let rssPeak = rssBefore;
     const cpu0 = serve.cpuSeconds();
+    const store0 = serve.storeBytes();
     const t0 = Date.now();
     const attack = scenario?.start(serve.ports, 'soak') ?? null;
     while (Date.now() - t0 < seconds * 1000 && serve.alive) {
@@ -77,6 +80,7 @@ async function measure(
     }
     const t1 = Date.now();
     const cpu1 = serve.cpuSeconds();
+    const storeMiB = (serve.storeBytes() - store0) / 1048576;
     const counts = serve.finished(t0, t1);
     const stats = attack ? describeStats(attack) : '';
     const reached = attack ? attackReached(attack) : true;
@@ -107,6 +111,7 @@ async function measure(
       alive,
       exitCode,
       logMiB,
+      storeMiB,
       attack: stats,
     };
   } finally {
@@ -132,7 +137,7 @@ async function measureQuiet(): Promise<void> {
   const rates = GAMES.map((g) => perMin(q.counts[g], q.seconds).toFixed(1));
   log(`quiet: ${JSON.stringify(q.counts)} in ${q.seconds.toFixed(0)} s, load ${loadavg()[0]!.toFixed(1)}`);
   rows.push(
-    `| quiet (${q.seconds.toFixed(0)} s, load ${loadavg()[0]!.toFixed(1)}) | ${rates.join(' | ')} | ${MiB(q.rssBefore)} → ${MiB(q.rssPeak)} → ${MiB(q.rssAfter)} | ${q.cpuPerS?.toFixed(2) ?? '–'} | | ${q.logMiB.toFixed(1)} | ${q.bad.length ? 'FAIL' : 'ok'} |`,
+    `| quiet (${q.seconds.toFixed(0)} s, load ${loadavg()[0]!.toFixed(1)}) | ${rates.join(' | ')} | ${MiB(q.rssBefore)} → ${MiB(q.rssPeak)} → ${MiB(q.rssAfter)} | ${q.cpuPerS?.toFixed(2) ?? '–'} | | ${q.storeMiB.toFixed(0)} | ${q.logMiB.toFixed(1)} | ${q.bad.length ? 'FAIL' : 'ok'} |`,
   );
   if (q.bad.length) failures.push(...q.bad.map((b) => `quiet: ${b}`));
   for (const g of GAMES)
@@ -160,7 +165,7 @@ for (let i = 0; i < scenarios.length; i++) {
   const targetAfter = scenario.targets.map((g) => `${g} ${w.after[g]}`).join(', ');
   const pass = w.bad.length === 0 && !failures.some((f) => f.startsWith(`${scenario.id}:`));
   rows.push(
-    `| ${scenario.attack} → ${scenario.targets.join(', ')} | ${cells.join(' | ')} | ${MiB(w.rssBefore)} → ${MiB(w.rssPeak)} → ${MiB(w.rssAfter)} | ${w.cpuPerS?.toFixed(2) ?? '–'} | ${targetAfter} | ${w.logMiB.toFixed(1)} | ${pass ? 'pass' : 'FAIL'} |`,
+    `| ${scenario.attack} → ${scenario.targets.join(', ')} | ${cells.join(' | ')} | ${MiB(w.rssBefore)} → ${MiB(w.rssPeak)} → ${MiB(w.rssAfter)} | ${w.cpuPerS?.toFixed(2) ?? '–'} | ${targetAfter} | ${w.storeMiB.toFixed(0)} | ${w.logMiB.toFixed(1)} | ${pass ? 'pass' : 'FAIL'} |`,
   );
   log(
     `${scenario.id}: ${JSON.stringify(w.counts)}, after ${targetAfter}, RSS ${MiB(w.rssBefore)} → ${MiB(w.rssPeak)} → ${MiB(w.rssAfter)} MiB, ${pass ? 'pass' : 'FAIL'}; ${w.attack}`,
@@ -168,10 +173,10 @@ for (let i = 0; i < scenarios.length; i++) {
 }
 
 const table = [
-  `Each row: a fresh \`serve\`, ${warmupS} s warm-up, the attack for ${windowS} s, then ${afterS} s without it. Cells: house games finished per minute during the attack (share of the quiet rate); *italic*: the attacked game (not judged), **bold**: below 80 %. RSS in MiB: before the attack → peak → ${afterS} s after it. CPU: cores the serve process used during the window. "after": house games the attacked game finished in the ${afterS} s after the attack.`,
+  `Each row: a fresh \`serve\`, ${warmupS} s warm-up, the attack for ${windowS} s, then ${afterS} s without it. Cells: house games finished per minute during the attack (share of the quiet rate); *italic*: the attacked game (not judged), **bold**: below 80 %. RSS in MiB: before the attack → peak → ${afterS} s after it. CPU: cores the serve process used during the window. "after": house games the attacked game finished in the ${afterS} s after the attack. "store": growth of the record store (file + WAL) during the window; "log": the warn-level log file at the end.`,
   '',
-  `| scenario | ${GAMES.join(' | ')} | RSS MiB | CPU | after | log MiB | result |`,
-  `|---|${GAMES.map(() => '---:').join('|')}|---:|---:|---|---:|---|`,
+  `| scenario | ${GAMES.join(' | ')} | RSS MiB | CPU | after | store +MiB | log MiB | result |`,
+  `|---|${GAMES.map(() => '---:').join('|')}|---:|---:|---|---:|---:|---|`,
   ...rows,
 ].join('\n');
 process.stdout.write(`\n${table}\n`);

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -23,6 +23,7 @@ it('kill -9 loses no finished match, keeps the file intact and marks the running
     expect(result.runningAtKill).toBeGreaterThan(0);
   } finally {
     failures.push(...(await cleanStop(serve, new Set(result.runningIds))));
+    rmSync(dir, { recursive: true, force: true });
   }
   expect(failures).toEqual([]);
 }, 150_000);

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -163,7 +163,7 @@ export function miaEchoes(port: number, timeoutMs = 2000): Promise<boolean> {
 }
 
 export interface ServeOptions {
-  /** Default: a new temporary directory. */
+  /** Default: a new temporary directory, removed when the process is stopped or killed (unless `SPIELHALLE_HARDENING_KEEP` is set). */
   dataDir?: string;
   env?: Readonly<Record<string, string>>;
   seed?: string;
@@ -185,6 +185,8 @@ export class ServeProcess {
   private stderr: string[] = [];
   private db: Database.Database | null = null;
   exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  /** The data directory is a temporary one of ours: removed once the process is gone. */
+  private ownsDir = false;
   private readonly exited: Promise<void>;
 
   private constructor(
@@ -232,6 +234,7 @@ export class ServeProcess {
   /** Starts `serve` on free ports (again on new ones if a port was taken meanwhile) and waits until it is ready. */
   static async start(options: ServeOptions = {}): Promise<ServeProcess> {
     const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'spielhalle-hardening-'));
+    const ownsDir = options.dataDir === undefined && process.env.SPIELHALLE_HARDENING_KEEP === undefined;
     let lastError: Error | null = null;
     for (let attempt = 0; attempt < 4; attempt++) {
       const ports = await freePorts();
@@ -269,6 +272,7 @@ export class ServeProcess {
       const serve = new ServeProcess(child, ports, dataDir);
       try {
         await serve.waitReady(options.readyTimeoutMs ?? 60_000);
+        serve.ownsDir = ownsDir;
         return serve;
       } catch (err) {
         lastError = err as Error;
@@ -276,6 +280,7 @@ export class ServeProcess {
         if (!/EADDRINUSE/.test(serve.stderrTail(100))) break;
       }
     }
+    if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
     throw lastError ?? new Error('serve did not start');
   }
 
@@ -383,6 +388,24 @@ export class ServeProcess {
     this.db = null;
   }
 
+  private removeDir(): void {
+    if (this.ownsDir) rmSync(this.dataDir, { recursive: true, force: true });
+    this.ownsDir = false;
+  }
+
+  /** Bytes of the record store: the file and its write-ahead log. */
+  storeBytes(): number {
+    let n = 0;
+    for (const f of [this.dbFile, `${this.dbFile}-wal`]) {
+      try {
+        n += statSync(f).size;
+      } catch {
+        // not there
+      }
+    }
+    return n;
+  }
+
   /** SIGTERM, then waits for the exit (SIGKILL after `timeoutMs`); returns the exit code. */
   async stop(timeoutMs = 20_000): Promise<number | null> {
     this.closeStore();
@@ -392,6 +415,7 @@ export class ServeProcess {
       await this.exited;
       clearTimeout(t);
     }
+    this.removeDir();
     return this.exit?.code ?? null;
   }
 
@@ -402,6 +426,7 @@ export class ServeProcess {
       this.child.kill('SIGKILL');
       await this.exited;
     }
+    this.removeDir();
   }
 }
 
