@@ -6,7 +6,7 @@ import { createLogger, type Logger } from './core/log.js';
 import { RecordStore, StoreLockedError } from './core/records.js';
 import { startRetention } from './core/retention.js';
 import { GAMES } from './games/registry.js';
-import type { ServeContext } from './games/types.js';
+import type { GameModule, ServeContext } from './games/types.js';
 import { checkExposure } from './web/exposure.js';
 
 /** `spielhalle serve`: the chosen game servers, their house bots and the dashboard, in one process. */
@@ -50,17 +50,18 @@ export async function serve(settings: Settings, only: readonly string[] = [], lo
   lifecycle.add({ name: 'record store', stop: () => store.close() });
   lifecycle.add(startRetention(store, settings.records, log));
   const ctx: ServeContext = { settings, log, store };
-  const servers: GameServer[] = [];
   try {
     // Every server listens first, all at once, before any heavy work (dashboard, house bots, engine
     // workers): a client that registers once and then waits (the reference Mia bots) must find it.
     const created = games.map((game) => ({ game, server: game.createServer(ctx) }));
     const started = await Promise.allSettled(created.map(({ server }) => server.start()));
+    // The servers that listen, each with its game module.
+    const running: { game: GameModule; server: GameServer }[] = [];
     let failure: StartError | null = null;
     for (const [i, { game, server }] of created.entries()) {
       const outcome = started[i];
       if (outcome?.status === 'fulfilled') {
-        servers.push(server);
+        running.push({ game, server });
         lifecycle.add({ name: `${game.name} server`, stop: () => server.stop() });
         // A game whose port is its house bot's listens only once that bot runs (and not at all without it).
         if (!game.listensWithHouseBots) logListening(log, server);
@@ -70,30 +71,29 @@ export async function serve(settings: Settings, only: readonly string[] = [], lo
       }
     }
     if (failure) throw failure;
-    const startHouseBots = async (server: GameServer): Promise<void> => {
-      const game = games.find((g) => g.name === server.game);
+    const servers = running.map((r) => r.server);
+    const startHouseBots = async ({ game, server }: { game: GameModule; server: GameServer }): Promise<void> => {
       let bots: Stoppable[];
       try {
-        bots = (await game?.startHouseBots?.(ctx, server)) ?? [];
+        bots = (await game.startHouseBots?.(ctx, server)) ?? [];
       } catch (err) {
-        if (!game?.listensWithHouseBots) throw err;
+        if (!game.listensWithHouseBots) throw err;
         const info = server.info();
         throw new StartError(`${game.title}: cannot listen on ${info.host}:${info.port} (${bindError(err)})`);
       }
       for (const bot of bots) lifecycle.add(bot);
       if (bots.length) log.info({ game: server.game, bots: bots.length }, 'house bots playing');
-      if (game?.listensWithHouseBots && bots.length) logListening(log, server);
+      if (game.listensWithHouseBots && bots.length) logListening(log, server);
     };
-    const botsListen = (server: GameServer): boolean => games.find((g) => g.name === server.game)?.listensWithHouseBots === true;
     // House bots that are what listens on the game's port come next; the others wait for the dashboard.
-    if (settings.bots) for (const server of servers.filter(botsListen)) await startHouseBots(server);
+    if (settings.bots) for (const r of running.filter((r) => r.game.listensWithHouseBots)) await startHouseBots(r);
     let webPort: number | null = null;
     let webToken: string | null = null;
     if (settings.web.enabled) {
       // Imported only now: fastify and its plugins are not needed to bind the game ports.
       const { createWebServer } = await import('./web/server.js');
-      const routes = servers.flatMap((server) => {
-        const register = games.find((g) => g.name === server.game)?.registerRoutes;
+      const routes = running.flatMap(({ game, server }) => {
+        const register = game.registerRoutes;
         return register ? [(app: FastifyInstance) => register(app, server, ctx)] : [];
       });
       const web = createWebServer({ servers, store, log, host: settings.web.host, port: settings.web.port, routes, token: settings.web.token });
@@ -107,7 +107,7 @@ export async function serve(settings: Settings, only: readonly string[] = [], lo
       const url = `http://${settings.web.host === '0.0.0.0' ? 'localhost' : settings.web.host}:${webPort}/`;
       log.info({ component: 'web', transport: 'http', host: settings.web.host, port: webPort, url, token: webToken !== null }, 'listening');
     }
-    if (settings.bots) for (const server of servers.filter((s) => !botsListen(s))) await startHouseBots(server);
+    if (settings.bots) for (const r of running.filter((r) => !r.game.listensWithHouseBots)) await startHouseBots(r);
     return { servers, webPort, webToken, lifecycle, store, log };
   } catch (err) {
     await lifecycle.stop();

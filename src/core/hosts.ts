@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Logger } from './log.js';
 
 /**
@@ -10,6 +11,20 @@ import type { Logger } from './log.js';
 export function hostOf(address: string | undefined | null): string {
   if (!address) return '?';
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+}
+
+/** True for an address only this machine can reach: 127.0.0.0/8, ::1, `localhost`. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  const v4 = h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h;
+  if (isIP(v4) === 4) return v4.startsWith('127.');
+  if (isIP(h) === 6) return h === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(h);
+  // Any other name may resolve to anything: count it as exposed.
+  return false;
 }
 
 /** How many of something each host holds, with a cap per host (0 or Infinity: no cap). */
@@ -63,6 +78,28 @@ export class TokenBuckets {
    * datagrams this key has had dropped in a row (1 for the first).
    */
   take(key: string, now: number): number {
+    const b = this.bucket(key, now);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      b.dropped = 0;
+      return 0;
+    }
+    return ++b.dropped;
+  }
+
+  /**
+   * Spends `amount` tokens (bytes, say) for `key`, going into debt if need be. Returns 0 while
+   * the key is within its budget, otherwise how many ms until the debt is paid off.
+   */
+  spend(key: string, amount: number, now: number): number {
+    const b = this.bucket(key, now);
+    b.tokens -= amount;
+    return b.tokens >= 0 ? 0 : Math.ceil((-b.tokens * 1000) / this.ratePerSecond);
+  }
+
+  /** The key's bucket, refilled up to `now` (a new key starts full). */
+  private bucket(key: string, now: number): { tokens: number; at: number; dropped: number } {
+    if (now - this.lastSweep > 10_000) this.sweep(now, false);
     let b = this.buckets.get(key);
     if (!b) {
       if (this.buckets.size >= this.maxKeys) this.sweep(now, true);
@@ -72,13 +109,7 @@ export class TokenBuckets {
       b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) * this.ratePerSecond) / 1000);
       b.at = now;
     }
-    if (now - this.lastSweep > 10_000) this.sweep(now, false);
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
-      b.dropped = 0;
-      return 0;
-    }
-    return ++b.dropped;
+    return b;
   }
 
   get size(): number {

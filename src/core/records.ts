@@ -638,47 +638,40 @@ export class RecordStore {
     const wireOf = this.db.prepare('SELECT COUNT(*) AS n FROM wire WHERE match_id = ?');
     const deleteMatch = this.db.prepare('DELETE FROM matches WHERE id = ?');
     const deleteWire = this.db.prepare('DELETE FROM wire WHERE match_id = ?');
-    const deleteMatches = (ids: string[]): number => {
-      let wire = 0;
+    // A dry run counts what each step would delete and deletes nothing.
+    const dropWire = (id: string): number => (o.dryRun ? (wireOf.get(id) as { n: number }).n : deleteWire.run(id).changes);
+    const deleteMatches = (ids: string[]): void => {
       this.db.transaction(() => {
         for (const id of ids) {
-          wire += o.dryRun ? (wireOf.get(id) as { n: number }).n : deleteWire.run(id).changes;
+          result.wireRows += dropWire(id);
           if (!o.dryRun) deleteMatch.run(id);
         }
       })();
-      return wire;
+      result.matches += ids.length;
+    };
+    /** Hands the ended matches that ended before `before` (and meet `where`) to `each`, oldest first, a batch at a time. */
+    const eachBatch = async (before: number, where: string, each: (ids: string[]) => void): Promise<void> => {
+      const select = this.db.prepare(
+        `SELECT id FROM matches WHERE status != 'running' AND COALESCE(ended_at, started_at) < ?${game}${where} ORDER BY started_at LIMIT ? OFFSET ?`,
+      );
+      // What a real run deletes leaves the selection; a dry run pages past it.
+      for (let offset = 0; ; ) {
+        const ids = (select.all(before, ...gameArgs, batch, o.dryRun ? offset : 0) as { id: string }[]).map((r) => r.id);
+        if (ids.length === 0) return;
+        each(ids);
+        offset += ids.length;
+        await yieldNow();
+      }
     };
     // Everything about matches that ended long enough ago.
-    if (o.matchesBefore !== undefined) {
-      const select = this.db.prepare(
-        `SELECT id FROM matches WHERE status != 'running' AND COALESCE(ended_at, started_at) < ?${game} ORDER BY started_at LIMIT ? OFFSET ?`,
-      );
-      let offset = 0;
-      for (;;) {
-        const ids = (select.all(o.matchesBefore, ...gameArgs, batch, o.dryRun ? offset : 0) as { id: string }[]).map((r) => r.id);
-        if (ids.length === 0) break;
-        result.wireRows += deleteMatches(ids);
-        result.matches += ids.length;
-        offset += ids.length;
-        await yieldNow();
-      }
-    }
+    if (o.matchesBefore !== undefined) await eachBatch(o.matchesBefore, '', deleteMatches);
     // Wire logs only: the match stays (seats, events, result), its messages go.
     if (o.wireBefore !== undefined) {
-      const select = this.db.prepare(
-        `SELECT id FROM matches WHERE status != 'running' AND COALESCE(ended_at, started_at) < ?${game}
-           AND EXISTS (SELECT 1 FROM wire WHERE match_id = matches.id) ORDER BY started_at LIMIT ? OFFSET ?`,
-      );
-      let offset = 0;
-      for (;;) {
-        const ids = (select.all(o.wireBefore, ...gameArgs, batch, o.dryRun ? offset : 0) as { id: string }[]).map((r) => r.id);
-        if (ids.length === 0) break;
+      await eachBatch(o.wireBefore, ' AND EXISTS (SELECT 1 FROM wire WHERE match_id = matches.id)', (ids) =>
         this.db.transaction(() => {
-          for (const id of ids) result.wireRows += o.dryRun ? (wireOf.get(id) as { n: number }).n : deleteWire.run(id).changes;
-        })();
-        offset += ids.length;
-        await yieldNow();
-      }
+          for (const id of ids) result.wireRows += dropWire(id);
+        })(),
+      );
       // Lines of connections that never belonged to a match (rejected, never joined).
       const loose = o.dryRun
         ? (this.db.prepare(`SELECT COUNT(*) AS n FROM wire WHERE match_id IS NULL AND at < ?${game}`).get(o.wireBefore, ...gameArgs) as { n: number }).n
@@ -692,8 +685,7 @@ export class RecordStore {
         // Small steps: the cap is met by deleting little more than needed.
         const ids = (select.all(...gameArgs, 25) as { id: string }[]).map((r) => r.id);
         if (ids.length === 0) break;
-        result.wireRows += deleteMatches(ids);
-        result.matches += ids.length;
+        deleteMatches(ids);
         await yieldNow();
       }
     }

@@ -1,6 +1,6 @@
 import { createServer, type Server, type ServerOpts, type Socket } from 'node:net';
 import type { ServerStatus } from './game-server.js';
-import { HostCounter, RateLimitedWarn, hostOf } from './hosts.js';
+import { HostCounter, RateLimitedWarn, TokenBuckets, hostOf } from './hosts.js';
 import type { Logger } from './log.js';
 
 /**
@@ -40,7 +40,7 @@ export function perHostGate(o: TcpListenOptions): { handler: (socket: Socket) =>
   const hosts = new HostCounter(o.maxConnectionsPerHost ?? 0);
   const warn = new RateLimitedWarn(o.log);
   const rate = o.maxInputBytesPerSecondPerHost ?? 0;
-  const budget = rate > 0 ? new ByteBudget(rate, rate * 4) : null;
+  const budget = rate > 0 ? new TokenBuckets(rate, rate * 4, 10_000) : null;
   const handler = (socket: Socket): void => {
     const host = hostOf(socket.remoteAddress);
     if (!hosts.tryAdd(host)) {
@@ -83,29 +83,6 @@ export function perHostGate(o: TcpListenOptions): { handler: (socket: Socket) =>
     }
   };
   return { handler, hosts };
-}
-
-/** A byte budget per host: spending past it returns how long the host must wait (ms). */
-class ByteBudget {
-  private readonly hosts = new Map<string, { tokens: number; at: number }>();
-
-  constructor(
-    private readonly ratePerSecond: number,
-    private readonly burst: number,
-  ) {}
-
-  spend(host: string, bytes: number, now: number): number {
-    let b = this.hosts.get(host);
-    if (!b) {
-      if (this.hosts.size > 10_000) this.hosts.clear();
-      b = { tokens: this.burst, at: now };
-      this.hosts.set(host, b);
-    }
-    b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) * this.ratePerSecond) / 1000);
-    b.at = now;
-    b.tokens -= bytes;
-    return b.tokens >= 0 ? 0 : Math.ceil((-b.tokens * 1000) / this.ratePerSecond);
-  }
 }
 
 export async function listenTcp(o: TcpListenOptions): Promise<{ server: Server; port: number }> {

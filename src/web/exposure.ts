@@ -1,8 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Settings } from '../config.js';
 import { ConfigError } from '../core/config.js';
+import { isLoopbackHost } from '../core/hosts.js';
 import { OSTSEESCHACH_DEFAULTS } from '../games/ostseeschach/server.js';
 
 /**
@@ -10,20 +10,6 @@ import { OSTSEESCHACH_DEFAULTS } from '../games/ostseeschach/server.js';
  * server"): the dashboard asks for a token before it lets anyone change anything, and serve
  * refuses the Ostseeschach default admin password.
  */
-
-/** True for an address only this machine can reach: 127.0.0.0/8, ::1, `localhost`. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[(.*)\]$/, '$1');
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  const v4 = h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h;
-  if (isIP(v4) === 4) return v4.startsWith('127.');
-  if (isIP(h) === 6) return h === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(h);
-  // Any other name may resolve to anything: count it as exposed.
-  return false;
-}
 
 /** The addresses beyond loopback that `serve` would listen on for these games and settings. */
 export function exposedHosts(settings: Settings, games: readonly string[]): string[] {

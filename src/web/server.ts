@@ -11,7 +11,8 @@ import type { GameServer, LeaderboardEntry, ServerInfo } from '../core/game-serv
 import type { Logger } from '../core/log.js';
 import { registry } from '../core/metrics.js';
 import type { RecordStore } from '../core/records.js';
-import { isLoopbackHost, newToken, redactToken, requireToken, type ReadOnlyRouteConfig } from './exposure.js';
+import { isLoopbackHost } from '../core/hosts.js';
+import { newToken, redactToken, requireToken, type ReadOnlyRouteConfig } from './exposure.js';
 import { trackServers } from './metrics.js';
 import { spectate } from './spectate.js';
 import { defaultStaticDir, registerStatic } from './static.js';

@@ -15,6 +15,7 @@ import { MiaTable } from '../../src/games/mia/table.js';
 import { Connection as OstseeschachConnection } from '../../src/games/ostseeschach/connection.js';
 import { Lobby } from '../../src/games/ostseeschach/lobby.js';
 import { serve, type Running } from '../../src/serve.js';
+import { escapes } from '../fuzz/lib/servers.js';
 import { FAST_HOUSE_ENV, freePorts, GAMES, sleep, type Game } from './serve.js';
 
 /**
@@ -41,20 +42,17 @@ function throwOnce(proto: object, method: string, label: string): { fired: () =>
 }
 
 describe('a fault in one game', () => {
-  const escaped: unknown[] = [];
-  const onEscape = (err: unknown) => escaped.push(err);
+  let escaped: ReturnType<typeof escapes> | null = null;
   let running: Running | null = null;
 
   afterAll(async () => {
     vi.restoreAllMocks();
-    process.off('uncaughtException', onEscape);
-    process.off('unhandledRejection', onEscape);
+    escaped?.remove();
     await running?.lifecycle.stop();
   });
 
   it('ends at most its match or connection: all five games keep finishing matches', async () => {
-    process.on('uncaughtException', onEscape);
-    process.on('unhandledRejection', onEscape);
+    escaped = escapes();
     const ports = await freePorts();
     const env: Record<string, string> = {
       ...FAST_HOUSE_ENV,
@@ -71,7 +69,8 @@ describe('a fault in one game', () => {
     const settings = loadSettings({ env, cwd: tmpdir() }).config;
     running = await serve(settings, [], silentLogger);
     const store = running.store;
-    const finished = (game: Game): number => store.listMatches({ game, status: 'finished', limit: 1000 }).length;
+    const finished = (game: Game): number =>
+      store.listMatches({ game, status: 'finished', limit: 1000 }).length;
     const untilAll = async (what: string, ok: (game: Game) => boolean, ms: number): Promise<void> => {
       const deadline = Date.now() + ms;
       while (!GAMES.every(ok) && Date.now() < deadline) await sleep(250);
@@ -88,13 +87,19 @@ describe('a fault in one game', () => {
         throwOnce(MiaTable.prototype, 'closeJoinWindow', 'mia timer'),
         throwOnce(MiaTable.prototype, 'newRound', 'mia round cycle'),
       ],
-      dame: [throwOnce(DameConnection.prototype, 'receive', 'dame socket handler'), throwOnce(DameServer.prototype, 'createGame', 'dame house loop')],
+      dame: [
+        throwOnce(DameConnection.prototype, 'receive', 'dame socket handler'),
+        throwOnce(DameServer.prototype, 'createGame', 'dame house loop'),
+      ],
       ostseeschach: [
         throwOnce(OstseeschachConnection.prototype, 'receive', 'ostseeschach socket handler'),
         // The house loop runs in a worker thread: its prepared room fails on the server's side.
         throwOnce(Lobby.prototype, 'createRoom', 'ostseeschach house room'),
       ],
-      catan: [throwOnce(CatanMatch.prototype, 'receive', 'catan match input'), throwOnce(HouseBot.prototype, 'deliver', 'catan house bot')],
+      catan: [
+        throwOnce(CatanMatch.prototype, 'receive', 'catan match input'),
+        throwOnce(HouseBot.prototype, 'deliver', 'catan house bot'),
+      ],
       connect4: [
         throwOnce(Board.prototype, 'receive', 'connect4 socket handler'),
         throwOnce(Repeater.prototype, 'tick', 'connect4 timer'),
@@ -106,7 +111,7 @@ describe('a fault in one game', () => {
 
     // Nothing escaped, and every game finishes matches again.
     await untilAll('a finished match after the faults', (g) => finished(g) > after[g], 180_000);
-    expect(escaped).toEqual([]);
+    expect(escaped.list).toEqual([]);
     for (const server of running.servers) expect(server.info().status, server.game).toBe('running');
   }, 420_000);
 });

@@ -11,7 +11,8 @@ import { silentLogger } from '../../src/core/log.js';
 import { RecordStore } from '../../src/core/records.js';
 import { GAMES } from '../../src/games/registry.js';
 import { serve, type Running } from '../../src/serve.js';
-import { checkExposure, exposedHosts, isLoopbackHost, redactToken, TOKEN_REQUIRED } from '../../src/web/exposure.js';
+import { isLoopbackHost } from '../../src/core/hosts.js';
+import { checkExposure, exposedHosts, redactToken, TOKEN_REQUIRED } from '../../src/web/exposure.js';
 import { createWebServer, type WebServer } from '../../src/web/server.js';
 import { FakeGameServer } from './fixtures.js';
 

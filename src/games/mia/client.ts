@@ -2,6 +2,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { systemClock, type Clock, type Timer } from '../../core/clock.js';
+import { isLoopbackHost } from '../../core/hosts.js';
 import { connectionLogger, logWire, silentLogger, type Logger } from '../../core/log.js';
 import { ALL_DICE, formatDice, type Dice } from './dice.js';
 import { formatClient, parseServer, type IncomingServer, type OutgoingClient } from './protocol.js';
@@ -58,10 +59,6 @@ const freshRound = (number = 0, players: readonly string[] = []): RoundTrack => 
   revealed: false,
   over: false,
 });
-
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host.startsWith('127.') || host === '::1';
-}
 
 export class MiaClient {
   readonly stats: MiaClientStats = { rounds: 0, points: null, lost: 0 };
@@ -120,7 +117,7 @@ export class MiaClient {
     this.socket = socket;
     socket.on('message', (msg) => this.receive(msg));
     socket.on('error', (error) => this.log.warn({ err: error }, 'mia client socket error'));
-    const bindAddress = isLoopback(this.target) ? '127.0.0.1' : '0.0.0.0';
+    const bindAddress = isLoopbackHost(this.target) ? '127.0.0.1' : '0.0.0.0';
     try {
       await new Promise<void>((resolve, reject) => {
         socket.once('error', reject);

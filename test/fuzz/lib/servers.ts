@@ -5,12 +5,10 @@ import { pino, type Logger } from 'pino';
 import { RecordStore } from '../../../src/core/records.js';
 import { CatanClient, randomBot as catanRandomBot } from '../../../src/games/catan/client.js';
 import { createCatanServer } from '../../../src/games/catan/server.js';
-import { chooseMove } from '../../../src/games/connect4/bots/index.js';
-import type { C4Engine } from '../../../src/games/connect4/engine.js';
 import { Connect4Hub } from '../../../src/games/connect4/hub.js';
+import { chooseMove } from '../../../src/games/connect4/bots/index.js';
 import { HouseAdmission } from '../../../src/games/connect4/house.js';
-import { AutoPlayer, type PeerTiming } from '../../../src/games/connect4/peer.js';
-import type { C4State } from '../../../src/games/connect4/rules.js';
+import { AutoPlayer } from '../../../src/games/connect4/peer.js';
 import { startUdpPeer } from '../../../src/games/connect4/transport.js';
 import { Rng } from '../../../src/core/rng.js';
 import { randomBot as dameRandomBot } from '../../../src/games/dame/bots/random.js';
@@ -21,6 +19,7 @@ import { MIA_DEFAULTS, MiaServer } from '../../../src/games/mia/server.js';
 import { randomBot as osRandomBot } from '../../../src/games/ostseeschach/bots/index.js';
 import { playOnServer } from '../../../src/games/ostseeschach/client.js';
 import { createOstseeschachServer } from '../../../src/games/ostseeschach/server.js';
+import { HOUSE_TIMING, InProcessEngine } from '../../games/connect4/house-support.js';
 import { MessageSource } from './campaign.js';
 import { CODECS } from './codecs.js';
 import { chunks, type FastRng } from './mutate.js';
@@ -102,6 +101,24 @@ async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
 
 // ---- the servers ----------------------------------------------------------------------------------
 
+/** A started game server with its in-memory store, as the campaign drives it. */
+function served(
+  server: { readonly port: number; info(): { status: string; clients: number }; stop(): Promise<void> },
+  store: RecordStore,
+  goodGame: () => Promise<void>,
+): RunningServer {
+  return {
+    port: server.port,
+    status: () => server.info().status,
+    clients: () => server.info().clients,
+    goodGame,
+    stop: async () => {
+      await server.stop();
+      store.close();
+    },
+  };
+}
+
 const lines = (messages: Buffer[], rng: FastRng, sep = '\n'): Buffer[] =>
   messages.map((m) =>
     rng.chance(0.9) ? Buffer.concat([m, Buffer.from(rng.chance(0.9) ? sep : '\r\n')]) : m,
@@ -128,16 +145,7 @@ const mia: ServerTarget = {
       store,
     });
     await server.start();
-    return {
-      port: server.port,
-      status: () => server.info().status,
-      clients: () => server.info().clients,
-      goodGame: () => miaRound(server.port),
-      stop: async () => {
-        await server.stop();
-        store.close();
-      },
-    };
+    return served(server, store, () => miaRound(server.port));
   },
 };
 
@@ -223,32 +231,23 @@ const dame: ServerTarget = {
     await server.start();
     const ids = Array.from({ length: 8 }, () => server.createGame());
     dameIds = ids;
-    return {
-      port: server.port,
-      status: () => server.info().status,
-      clients: () => server.info().clients,
-      async goodGame() {
-        const id = server.createGame();
-        const make = (seed: number) =>
-          new DameClient({
-            host: '127.0.0.1',
-            port: server.port,
-            gameId: id,
-            player: botPlayer(dameRandomBot, seed),
-          });
-        const results = await within(
-          30_000,
-          'a Dame game of two good clients',
-          Promise.all([make(1).run(), make(2).run()]),
-        );
-        for (const r of results)
-          if (r.error !== null) throw new Error(`a good Dame client failed: ${r.error}`);
-      },
-      stop: async () => {
-        await server.stop();
-        store.close();
-      },
-    };
+    return served(server, store, async () => {
+      const id = server.createGame();
+      const make = (seed: number) =>
+        new DameClient({
+          host: '127.0.0.1',
+          port: server.port,
+          gameId: id,
+          player: botPlayer(dameRandomBot, seed),
+        });
+      const results = await within(
+        30_000,
+        'a Dame game of two good clients',
+        Promise.all([make(1).run(), make(2).run()]),
+      );
+      for (const r of results)
+        if (r.error !== null) throw new Error(`a good Dame client failed: ${r.error}`);
+    });
   },
   session(messages, rng) {
     // Half the sessions pass the prolog first, so the mutated lines reach the game.
@@ -285,41 +284,32 @@ const ostseeschach: ServerTarget = {
       lingerMs: 200,
     });
     await server.start();
-    return {
-      port: server.port,
-      status: () => server.info().status,
-      clients: () => server.info().clients,
-      async goodGame() {
-        const first = playOnServer({
-          host: '127.0.0.1',
-          port: server.port,
-          join: { kind: 'join' },
-          bot: osRandomBot,
-          budgetMs: 50,
-          seed: 'good1',
-        });
-        const second = playOnServer({
-          host: '127.0.0.1',
-          port: server.port,
-          join: { kind: 'join' },
-          bot: osRandomBot,
-          budgetMs: 50,
-          seed: 'good2',
-        });
-        const [a, b] = await within(
-          30_000,
-          'an Ostseeschach game of two good clients',
-          Promise.all([first, second]),
-        );
-        for (const o of [a, b])
-          if (o.result === null)
-            throw new Error(`a good Ostseeschach client got no result: ${JSON.stringify(o)}`);
-      },
-      stop: async () => {
-        await server.stop();
-        store.close();
-      },
-    };
+    return served(server, store, async () => {
+      const first = playOnServer({
+        host: '127.0.0.1',
+        port: server.port,
+        join: { kind: 'join' },
+        bot: osRandomBot,
+        budgetMs: 50,
+        seed: 'good1',
+      });
+      const second = playOnServer({
+        host: '127.0.0.1',
+        port: server.port,
+        join: { kind: 'join' },
+        bot: osRandomBot,
+        budgetMs: 50,
+        seed: 'good2',
+      });
+      const [a, b] = await within(
+        30_000,
+        'an Ostseeschach game of two good clients',
+        Promise.all([first, second]),
+      );
+      for (const o of [a, b])
+        if (o.result === null)
+          throw new Error(`a good Ostseeschach client got no result: ${JSON.stringify(o)}`);
+    });
   },
   session(messages, rng) {
     const head = rng.chance(0.95) ? [Buffer.from(rng.chance(0.5) ? '<protocol><join/>' : '<protocol>')] : [];
@@ -352,35 +342,26 @@ const catan: ServerTarget = {
       floodPerSecond: 100_000,
     });
     await server.start();
-    return {
-      port: server.port,
-      status: () => server.info().status,
-      clients: () => server.info().clients,
-      async goodGame() {
-        const clients = Array.from(
-          { length: 3 },
-          (_, i) =>
-            new CatanClient({
-              host: '127.0.0.1',
-              port: server.port,
-              name: `Good ${i + 1}`,
-              bot: catanRandomBot(`good${i}`),
-            }),
-        );
-        for (const c of clients) await c.start();
-        const results = await within(
-          40_000,
-          'a Catan game of three good clients',
-          Promise.all(clients.map((c) => c.done)),
-        );
-        if (!results.some((r) => r.won))
-          throw new Error(`no good Catan client won: ${JSON.stringify(results.map((r) => r.message))}`);
-      },
-      stop: async () => {
-        await server.stop();
-        store.close();
-      },
-    };
+    return served(server, store, async () => {
+      const clients = Array.from(
+        { length: 3 },
+        (_, i) =>
+          new CatanClient({
+            host: '127.0.0.1',
+            port: server.port,
+            name: `Good ${i + 1}`,
+            bot: catanRandomBot(`good${i}`),
+          }),
+      );
+      for (const c of clients) await c.start();
+      const results = await within(
+        40_000,
+        'a Catan game of three good clients',
+        Promise.all(clients.map((c) => c.done)),
+      );
+      if (!results.some((r) => r.won))
+        throw new Error(`no good Catan client won: ${JSON.stringify(results.map((r) => r.message))}`);
+    });
   },
   session(messages, rng) {
     const prolog = rng.chance(0.5)
@@ -393,29 +374,6 @@ const catan: ServerTarget = {
     return Buffer.concat([...prolog, ...lines(messages, rng)]);
   },
 };
-
-const C4_FAST: Partial<PeerTiming> = {
-  resendMs: 100,
-  lobbyExpiryMs: 1000,
-  inviteTimeoutMs: 1000,
-  invitationValidMs: 1000,
-  acceptTimeoutMs: 1000,
-  silenceMs: 1500,
-  moveTimeoutMs: 2000,
-  finalMoveWaitMs: 500,
-};
-
-class QuickEngine implements C4Engine {
-  choose(state: C4State, _level: string, seed: string): Promise<number> {
-    return Promise.resolve(chooseMove(state, 'easy', Rng.seeded(seed)));
-  }
-  analyse(): Promise<(number | null)[]> {
-    return Promise.resolve([]);
-  }
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 const connect4: ServerTarget = {
   name: 'connect4',
@@ -431,8 +389,8 @@ const connect4: ServerTarget = {
       peerPorts: [],
       store,
       log,
-      timing: C4_FAST,
-      engine: new QuickEngine(),
+      timing: HOUSE_TIMING,
+      engine: new InProcessEngine(),
       limits: { datagramsPerSecondPerHost: 0 },
     });
     await hub.start();
@@ -452,7 +410,7 @@ const connect4: ServerTarget = {
       status: () => hub.info().status,
       clients: () => house.peer.lobby().length + house.peer.invitations().length,
       async goodGame() {
-        const mine = await startUdpPeer({ name: 'good', port: 0, timing: C4_FAST, log });
+        const mine = await startUdpPeer({ name: 'good', port: 0, timing: HOUSE_TIMING, log });
         const me = new AutoPlayer(mine.peer, (s) => chooseMove(s, 'easy', Rng.seeded(s.moves.join(''))), {
           acceptInvitations: false,
         });

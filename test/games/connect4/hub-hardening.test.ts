@@ -4,15 +4,13 @@ import { DEFAULT_SETTINGS, type Settings } from '../../../src/config.js';
 import { INTERNAL_ERROR } from '../../../src/core/guard.js';
 import { silentLogger } from '../../../src/core/log.js';
 import { RecordStore, type MatchRecord } from '../../../src/core/records.js';
-import { Rng } from '../../../src/core/rng.js';
-import { chooseMove } from '../../../src/games/connect4/bots/index.js';
-import type { C4Engine } from '../../../src/games/connect4/engine.js';
 import { Connect4Hub } from '../../../src/games/connect4/hub.js';
 import { connect4 } from '../../../src/games/connect4/index.js';
-import { AutoPlayer, Peer, type PeerTiming } from '../../../src/games/connect4/peer.js';
+import { AutoPlayer, Peer } from '../../../src/games/connect4/peer.js';
 import { Board } from '../../../src/games/connect4/peer/board.js';
+import { Rng } from '../../../src/core/rng.js';
 import { Repeater } from '../../../src/games/connect4/peer/repeater.js';
-import type { C4State } from '../../../src/games/connect4/rules.js';
+import { HOUSE_TIMING, InProcessEngine } from './house-support.js';
 
 /**
  * The house bots of `spielhalle serve` over real UDP on 127.0.0.1, under faults and floods:
@@ -20,31 +18,6 @@ import type { C4State } from '../../../src/games/connect4/rules.js';
  * game each (recorded aborted, reason `internal error`), and a flood from 127.0.0.2 (one port,
  * many ports) does not stop the two house bots finishing games against each other.
  */
-
-const FAST: Partial<PeerTiming> = {
-  resendMs: 100,
-  lobbyExpiryMs: 1000,
-  inviteTimeoutMs: 1000,
-  invitationValidMs: 1000,
-  acceptTimeoutMs: 1000,
-  silenceMs: 1500,
-  moveTimeoutMs: 2000,
-  finalMoveWaitMs: 500,
-};
-
-class InProcessEngine implements C4Engine {
-  delayMs = 0;
-  choose(state: C4State, _level: string, seed: string): Promise<number> {
-    const column = chooseMove(state, 'easy', Rng.seeded(seed));
-    return new Promise((resolve) => setTimeout(() => resolve(column), this.delayMs));
-  }
-  analyse(): Promise<(number | null)[]> {
-    return Promise.resolve([]);
-  }
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 function settings(overrides: Partial<Settings['games']['connect4']>): Settings {
   const c4 = {
@@ -109,7 +82,7 @@ async function startHouse(overrides: Partial<Settings['games']['connect4']> = {}
     peerPorts: [],
     store,
     log: silentLogger,
-    timing: FAST,
+    timing: HOUSE_TIMING,
     engine,
     limits,
   });

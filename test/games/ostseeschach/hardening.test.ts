@@ -158,24 +158,7 @@ describe('prepared rooms expire', () => {
     const bad = await attacker(server.port);
     bad.socket.write(AUTH + PREPARE.repeat(4));
     await until('four prepared rooms', () => (bad.text().match(/<\/prepared>/g) ?? []).length === 4);
-    const games: HouseGame[] = [];
-    const loop = new HouseLoop({
-      host: '127.0.0.1',
-      port: server.port,
-      adminPassword: 'examplepassword',
-      moveTimeMs: 10,
-      pauseMs: 60_000,
-      name: 'House 1',
-      bots: ['random', 'random'],
-      seed: 'expiry',
-      log: silentLogger,
-      onGame: (g) => games.push(g),
-    });
-    try {
-      await until('a house game', () => games.length > 0, 10_000);
-    } finally {
-      await loop.stop();
-    }
+    const games = await firstHouseGame(server.port, 'expiry');
     expect(games[0]!.outcomes.map((o) => o.result?.scores.map((s) => s.cause))).toEqual([
       ['REGULAR', 'REGULAR'],
       ['REGULAR', 'REGULAR'],
@@ -394,24 +377,7 @@ describe('error boundaries (fault injection)', () => {
     const spy = vi.spyOn(proto, 'playOne').mockImplementationOnce(() => {
       throw new Error('injected: house loop');
     });
-    const games: HouseGame[] = [];
-    const loop = new HouseLoop({
-      host: '127.0.0.1',
-      port: server.port,
-      adminPassword: 'examplepassword',
-      moveTimeMs: 10,
-      pauseMs: 60_000,
-      name: 'House 1',
-      bots: ['random', 'random'],
-      seed: 'fault',
-      log: silentLogger,
-      onGame: (g) => games.push(g),
-    });
-    try {
-      await until('a house game', () => games.length > 0, 10_000);
-    } finally {
-      await loop.stop();
-    }
+    const games = await firstHouseGame(server.port, 'fault');
     expect(spy).toHaveBeenCalledTimes(2);
     expect(games[0]!.outcomes[0].result?.scores.map((s) => s.cause)).toEqual(['REGULAR', 'REGULAR']);
     expect(server.info().status).toBe('running');
@@ -516,4 +482,27 @@ async function until(what: string, fn: () => boolean, timeoutMs = 5000): Promise
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** A house loop of two random bots on the server at `port`, until its first game ends. */
+async function firstHouseGame(port: number, seed: string): Promise<HouseGame[]> {
+  const games: HouseGame[] = [];
+  const loop = new HouseLoop({
+    host: '127.0.0.1',
+    port,
+    adminPassword: 'examplepassword',
+    moveTimeMs: 10,
+    pauseMs: 60_000,
+    name: 'House 1',
+    bots: ['random', 'random'],
+    seed,
+    log: silentLogger,
+    onGame: (g) => games.push(g),
+  });
+  try {
+    await until('a house game', () => games.length > 0, 10_000);
+  } finally {
+    await loop.stop();
+  }
+  return games;
 }
