@@ -27,8 +27,13 @@ export interface TcpListenOptions {
    * pushes back on the sender and one host's flood cannot take the CPU every other game needs.
    */
   readonly maxInputBytesPerSecondPerHost?: number | undefined;
+  /**
+   * Connections the server trusts (the dashboard's own gateway, say): asked once per connection,
+   * true passes it by the per-host caps and budget, and `onSocket` is told so.
+   */
+  readonly exempt?: ((socket: Socket) => boolean) | undefined;
   readonly log: Logger;
-  readonly onSocket: (socket: Socket) => void;
+  readonly onSocket: (socket: Socket, exempt: boolean) => void;
 }
 
 /**
@@ -36,13 +41,22 @@ export interface TcpListenOptions {
  * refuses (rate-limited warn) those over the cap, and guards the handler so that an exception
  * while accepting closes that one socket, never the server.
  */
-export function perHostGate(o: TcpListenOptions): { handler: (socket: Socket) => void; hosts: HostCounter } {
+function perHostGate(o: TcpListenOptions): (socket: Socket) => void {
   const hosts = new HostCounter(o.maxConnectionsPerHost ?? 0);
   const warn = new RateLimitedWarn(o.log);
   const rate = o.maxInputBytesPerSecondPerHost ?? 0;
   const budget = rate > 0 ? new TokenBuckets(rate, rate * 4, 10_000) : null;
+  const accept = (socket: Socket, exempt: boolean, host: string): void => {
+    try {
+      o.onSocket(socket, exempt);
+    } catch (err) {
+      o.log.error({ err, host }, 'failed to accept a connection');
+      socket.destroy();
+    }
+  };
   const handler = (socket: Socket): void => {
     const host = hostOf(socket.remoteAddress);
+    if (o.exempt?.(socket) === true) return accept(socket, true, host);
     if (!hosts.tryAdd(host)) {
       warn.warn(`conn:${host}`, { host, limit: hosts.limit }, 'connection refused: too many connections from this host');
       try {
@@ -75,18 +89,13 @@ export function perHostGate(o: TcpListenOptions): { handler: (socket: Socket) =>
         if (resume !== null) clearTimeout(resume);
       });
     }
-    try {
-      o.onSocket(socket);
-    } catch (err) {
-      o.log.error({ err, host }, 'failed to accept a connection');
-      socket.destroy();
-    }
+    accept(socket, false, host);
   };
-  return { handler, hosts };
+  return handler;
 }
 
 export async function listenTcp(o: TcpListenOptions): Promise<{ server: Server; port: number }> {
-  const server = createServer(o.server ?? {}, perHostGate(o).handler);
+  const server = createServer(o.server ?? {}, perHostGate(o));
   if (o.maxConnections !== undefined) server.maxConnections = o.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { hostOf } from '../../core/hosts.js';
-import { TcpEndpoint, perHostGate } from '../../core/tcp.js';
+import { TcpEndpoint } from '../../core/tcp.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { EventHub, type GameServer, type ServerInfo, type SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
@@ -104,29 +104,20 @@ export class CatanServer implements GameServer {
   constructor(private readonly o: CatanServerOptions) {
     this.clock = o.clock ?? systemClock;
     this.log = o.log.child({ game: GAME });
-    // The per-host cap sits behind the gateway check, so that the dashboard's seats (all from
-    // loopback, bounded by maxBrowserPlayers) never count against, or are refused by, it.
-    const gate = perHostGate({
-      host: o.host,
-      port: o.port,
-      maxConnectionsPerHost: o.maxConnectionsPerHost ?? CATAN_DEFAULTS.maxConnectionsPerHost,
-      maxInputBytesPerSecondPerHost: o.maxInputBytesPerSecondPerHost,
-      onRefused: (socket) =>
-        socket.write(new Outgoing({ type: 'error', message: MELDUNG_SERVER.gameFull }).line + '\n'),
-      log: this.log,
-      onSocket: (socket) => this.accept(socket, false),
-    });
+    // The dashboard's seats (all from loopback, bounded by maxBrowserPlayers) are exempt from the
+    // per-host caps: they never count against, or are refused by, them.
     this.tcp = new TcpEndpoint({
       host: o.host,
       port: o.port,
       server: { noDelay: true },
       maxConnections: o.maxConnections ?? CATAN_DEFAULTS.maxConnections,
+      maxConnectionsPerHost: o.maxConnectionsPerHost ?? CATAN_DEFAULTS.maxConnectionsPerHost,
+      maxInputBytesPerSecondPerHost: o.maxInputBytesPerSecondPerHost,
+      onRefused: (socket) =>
+        socket.write(new Outgoing({ type: 'error', message: MELDUNG_SERVER.gameFull }).line + '\n'),
+      exempt: (socket) => this.gateway.delete(`${hostOf(socket.remoteAddress)}:${socket.remotePort}`),
       log: this.log,
-      onSocket: (socket) => {
-        if (this.gateway.delete(`${hostOf(socket.remoteAddress)}:${socket.remotePort}`))
-          this.accept(socket, true);
-        else gate.handler(socket);
-      },
+      onSocket: (socket, gateway) => this.accept(socket, gateway),
     });
     this.hall = new Hall({
       seed: String(o.seed),
