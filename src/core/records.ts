@@ -613,9 +613,11 @@ export class RecordStore {
     this.releaseLock();
   }
 
-  /** Bytes of the file in use (pages not on the free list). */
+  /**
+   * Bytes of the file in use (pages not on the free list): what is committed, without waiting
+   * for what is still queued (prune calls it between batches while the games go on writing).
+   */
   usedBytes(): number {
-    if (this.mode !== 'read') this.flush();
     const pageSize = Number(this.db.pragma('page_size', { simple: true }));
     const pages = Number(this.db.pragma('page_count', { simple: true }));
     const free = Number(this.db.pragma('freelist_count', { simple: true }));

@@ -167,6 +167,7 @@ describe('retention', () => {
       for (let j = 0; j < 20; j++) store.addWire({ matchId: id, game: 'mia', conn: 'c', at: i, dir: 'out', data: 'y'.repeat(200) });
       store.finishMatch(id, { status: 'finished', endedAt: i, result: null });
     }
+    await store.drain();
     const before = store.usedBytes();
     const cap = Math.floor(before / 2);
     const r = await store.prune({ maxBytes: cap });
