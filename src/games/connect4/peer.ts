@@ -16,6 +16,7 @@ import {
   type AbortReason,
   type Address,
   type CommandError,
+  type DrivenPeer,
   type GameInfo,
   type PeerEvent,
   type PeerLimits,
@@ -66,7 +67,7 @@ interface Pending {
 const RECENT_WIRE = 64;
 const SHOWN_BYTES = 512;
 
-export class Peer {
+export class Peer implements DrivenPeer {
   readonly name: string;
   readonly clienttype: number;
   readonly timing: PeerTiming;

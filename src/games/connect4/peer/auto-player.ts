@@ -1,8 +1,7 @@
 import { systemClock, type Clock, type Timer } from '../../../core/clock.js';
 import { silentLogger, type Logger } from '../../../core/log.js';
-import type { Peer } from '../peer.js';
 import { legalMoves, type C4State } from '../rules.js';
-import type { PeerEvent, RemotePeer } from './types.js';
+import type { DrivenPeer, PeerEvent, RemotePeer } from './types.js';
 
 /**
  * Drives a Peer without a human: accepts invitations while idle (decision 12), asks the chooser
@@ -58,7 +57,7 @@ export class AutoPlayer {
   private retry: Timer | null = null;
 
   constructor(
-    private readonly peer: Peer,
+    private readonly peer: DrivenPeer,
     private readonly choose: MoveChooser,
     private readonly options: AutoPlayerOptions = {},
   ) {

@@ -1,5 +1,6 @@
 import type { Clock } from '../../../core/clock.js';
 import type { Logger } from '../../../core/log.js';
+import type { Result } from '../../../core/result.js';
 import type { C4State, Player, RuleError } from '../rules.js';
 
 /** The types a UI, a bot driver or the record store sees of a Connect Four peer. */
@@ -100,6 +101,22 @@ export interface RemotePeer {
   readonly port: number;
   readonly name: string | null;
   readonly clienttype: unknown;
+}
+
+/**
+ * What an AutoPlayer drives of a Peer (peer.ts implements it). It lives here rather than as
+ * `import type { Peer }`, so that peer/auto-player.ts does not import peer.ts, which re-exports it.
+ */
+export interface DrivenPeer {
+  readonly phase: PeerPhase;
+  readonly invitee: RemotePeer | null;
+  readonly game: (GameInfo & { state: C4State; opponentReady: boolean }) | null;
+  invitations(): RemotePeer[];
+  on(listener: (event: PeerEvent) => void): () => void;
+  accept(key?: string): Result<RemotePeer, CommandError>;
+  move(column: number): Result<C4State, CommandError>;
+  backToLobby(): void;
+  internalError(error: unknown, where: string, gameId?: string): void;
 }
 
 export type AbortReason =
