@@ -90,6 +90,9 @@ type Expect =
 
 export const DEFAULT_MARGIN_MS = 400;
 
+/** Where `+ GAMEOVER` starts the final block: idle, waiting for OKTHINK or MOVEOK, or owing PLAY. */
+const OWES_OR_IDLE: readonly Expect[] = ['idle', 'okThink', 'thinking', 'moveOk'];
+
 export class DameClient {
   private readonly log: Logger;
   private readonly clock: Clock;
@@ -198,6 +201,15 @@ export class DameClient {
       this.send({ type: 'OKWAIT' });
       return;
     }
+    // GAMEOVER may come at any point outside a block (spec §2.3, docs/dame.md decision 8): the
+    // opponent lost while we owed THINKING or PLAY, or our PLAY crossed the end. What we owed is
+    // void; a move still being thought about is never sent.
+    if (line === SERVER_LINES.gameOver && OWES_OR_IDLE.includes(this.expect)) {
+      if (this.expect !== 'idle') this.log.debug({ owed: this.expect }, 'the game ended while we owed an answer');
+      this.boardFor = 'gameOver';
+      this.expect = 'boardHeader';
+      return;
+    }
     switch (this.expect) {
       case 'greeting': {
         const greeting = parseGreeting(line);
@@ -257,9 +269,6 @@ export class DameClient {
           this.moveMs = ms;
           this.moveAt = this.clock.now();
           this.boardFor = 'move';
-          this.expect = 'boardHeader';
-        } else if (line === SERVER_LINES.gameOver) {
-          this.boardFor = 'gameOver';
           this.expect = 'boardHeader';
         } else this.log.warn({ line }, 'ignoring an unexpected line');
         return;

@@ -11,6 +11,7 @@ import { boardLines, formatMove, parsePieces, parseSquare } from '../../../src/g
 import { botPlayer, enginePlayer, workerPlayer } from '../../../src/games/dame/players.js';
 import { createState, legalMoves, type DameState, type SingleMove } from '../../../src/games/dame/rules.js';
 import { createDameServer, type DameServer } from '../../../src/games/dame/server.js';
+import type { Seat } from '../../../src/games/dame/protocol.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -197,6 +198,88 @@ describe('DameClient against a scripted server', () => {
     expect(['PLAY H8:G7']).toContain(played);
     fake.send('+ MOVEOK', '- TIMEOUT Be faster next time');
     expect(await result).toMatchObject({ outcome: 'error', error: '- TIMEOUT Be faster next time', plays: 1 });
+  });
+});
+
+describe('DameClient when GAMEOVER comes while it owes an answer (issue 16.1)', () => {
+  /** Runs the prolog as seat `seat` and returns the fake server with the client's result. */
+  async function seated(seat: Seat, player: DamePlayer) {
+    const fake = new ScriptedServer();
+    const port = await fake.start();
+    const result = new DameClient({ host: '127.0.0.1', port, gameId: 'abcdefghijklm', seat, player }).run();
+    await fake.connected();
+    fake.send('+ MNM Gameserver v2.3 accepting connections');
+    await fake.expect('VERSION 2.3');
+    fake.send('+ Client version accepted - please send Game-ID to join');
+    await fake.expect('ID abcdefghijklm');
+    fake.send('+ PLAYING Checkers', '+ g');
+    await fake.expect(`PLAYER ${seat}`);
+    fake.send(`+ YOU ${seat} ${seat === 0 ? 'White' : 'Black'} Player`, '+ TOTAL 2', `+ ${1 - seat} ${seat === 0 ? 'Black' : 'White'} Player 1`, '+ ENDPLAYERS');
+    return { fake, result };
+  }
+
+  const START = 'w A1 C1 E1 G1 B2 D2 F2 H2 A3 C3 E3 G3; b B6 D6 F6 H6 A7 C7 E7 G7 B8 D8 F8 H8';
+  const gameOver = (won0: boolean, won1: boolean): string[] => [
+    '+ GAMEOVER',
+    ...boardBlock(START),
+    `+ PLAYER0WON ${won0 ? 'Yes' : 'No'}`,
+    `+ PLAYER1WON ${won1 ? 'Yes' : 'No'}`,
+    '+ QUIT',
+  ];
+  /** A player that takes `ms` to answer, as the engine in a worker does. */
+  const slow = (ms: number): DamePlayer => (state) => new Promise((r) => setTimeout(() => r(legalMoves(state)[0]!), ms));
+
+  it('in the same write as the MOVE request (before THINKING): reads the result, sends no PLAY', async () => {
+    const { fake, result } = await seated(0, slow(50));
+    fake.send('+ MOVE 3000', ...boardBlock(START), ...gameOver(true, false));
+    const r = await result;
+    expect(r).toMatchObject({ outcome: 'won', winners: [true, false], error: null, plays: 0 });
+    // THINKING went out with the board (the client answers a request at once); nothing follows it.
+    await new Promise((done) => setTimeout(done, 200));
+    expect(fake.received.slice(fake.received.indexOf('PLAYER 0') + 1)).toEqual(['THINKING']);
+  });
+
+  it('after THINKING, before OKTHINK: a loss is a loss, not an error', async () => {
+    const { fake, result } = await seated(1, slow(50));
+    fake.send('+ MOVE 3000', ...boardBlock(START));
+    await fake.expect('THINKING');
+    fake.send(...gameOver(true, false));
+    expect(await result).toMatchObject({ outcome: 'lost', seat: 1, winners: [true, false], error: null, plays: 0 });
+  });
+
+  it('after OKTHINK while the player still thinks: the late move is never sent', async () => {
+    const { fake, result } = await seated(1, slow(300));
+    fake.send('+ MOVE 3000', ...boardBlock(START));
+    await fake.expect('THINKING');
+    fake.send('+ OKTHINK');
+    expect(await fake.silent(50)).toBe(true);
+    fake.send(...gameOver(false, true));
+    const r = await result;
+    expect(r).toMatchObject({ outcome: 'won', seat: 1, winners: [false, true], error: null, plays: 0 });
+    expect(await fake.silent(450)).toBe(true);
+    expect(fake.received.filter((l) => l.startsWith('PLAY '))).toEqual([]);
+  });
+
+  it('after PLAY, instead of MOVEOK: reads the result (here a draw)', async () => {
+    const { fake, result } = await seated(0, (state) => legalMoves(state)[0]!);
+    fake.send('+ MOVE 3000', ...boardBlock(START));
+    await fake.expect('THINKING');
+    fake.send('+ OKTHINK');
+    await fake.expect(/^PLAY /);
+    fake.send(...gameOver(true, true));
+    expect(await result).toMatchObject({ outcome: 'draw', winners: [true, true], error: null, plays: 1 });
+  });
+
+  it('after PLAY, with a WAIT before the GAMEOVER: answers OKWAIT, then reads the win', async () => {
+    const { fake, result } = await seated(0, (state) => legalMoves(state)[0]!);
+    fake.send('+ MOVE 3000', ...boardBlock(START));
+    await fake.expect('THINKING');
+    fake.send('+ OKTHINK');
+    await fake.expect(/^PLAY /);
+    fake.send('+ WAIT');
+    await fake.expect('OKWAIT');
+    fake.send(...gameOver(true, false));
+    expect(await result).toMatchObject({ outcome: 'won', error: null, plays: 1 });
   });
 });
 
