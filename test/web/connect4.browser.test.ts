@@ -67,25 +67,40 @@ describe('Connect Four in a browser', () => {
     expect(pageErrors).toEqual([]);
   }, 120_000);
 
-  it('shows an illegal click as the server refuses it', async () => {
+  it('shows an illegal click as the server refuses it, and play goes on', async () => {
+    await page.goto(`${base}/#/connect4`);
     await page.getByTestId('c4-first').selectOption('human');
     await page.getByTestId('c4-level').selectOption('easy');
-    await page.getByTestId('c4-new-game').click();
     const board = page.getByTestId('c4-board');
-    await expect.poll(() => board.getAttribute('data-moves')).toBe('');
-    // Fill column 1 to the top, then click it again: the server's refusal is shown, not swallowed.
+    const status = page.getByTestId('c4-status');
+    // Fill column 1 to the top (a new game if the random bot ends one first), then click it again.
     let moves = '';
-    while ((moves.match(/1/g) ?? []).length < 6 && (await page.getByTestId('c4-outcome').count()) === 0) {
-      await page.getByTestId('c4-col-1').click();
-      await expect.poll(async () => ((await board.getAttribute('data-moves')) ?? '').length).toBeGreaterThan(moves.length);
-      await expect.poll(async () => (await page.getByTestId('c4-status').textContent()) ?? '').toMatch(/Your move|wins|Draw/);
-      moves = (await board.getAttribute('data-moves')) ?? '';
+    for (let attempt = 0; attempt < 5 && (moves.match(/1/g) ?? []).length < 6; attempt++) {
+      await page.getByTestId('c4-new-game').click();
+      await expect.poll(() => board.getAttribute('data-moves')).toBe('');
+      moves = '';
+      while ((moves.match(/1/g) ?? []).length < 6 && (await page.getByTestId('c4-outcome').count()) === 0) {
+        await page.getByTestId('c4-col-1').click();
+        await expect.poll(async () => ((await board.getAttribute('data-moves')) ?? '').length).toBeGreaterThan(moves.length);
+        await expect.poll(async () => (await status.textContent()) ?? '').toMatch(/Your move|wins|Draw/);
+        moves = (await board.getAttribute('data-moves')) ?? '';
+      }
+      if ((await page.getByTestId('c4-outcome').count()) > 0) moves = '';
     }
-    if ((await page.getByTestId('c4-outcome').count()) === 0) {
-      await page.getByTestId('c4-col-1').click();
-      await expect.poll(async () => (await page.getByTestId('c4-error').textContent()) ?? '').toMatch(/column 1 is full/);
-    }
-  }, 60_000);
+    expect((moves.match(/1/g) ?? []).length).toBe(6);
+    // The server's refusal is shown, not swallowed…
+    await page.getByTestId('c4-col-1').click();
+    await expect.poll(async () => (await page.getByTestId('c4-error').textContent()) ?? '').toMatch(/column 1 is full/);
+    // …and it leaves the player on move: the page says so, the board is the server's…
+    await expect.poll(async () => (await status.textContent()) ?? '').toMatch(/Your move/);
+    expect(await board.getAttribute('data-moves')).toBe(moves);
+    // …the next click is taken and the bot answers it.
+    const column = legalMoves({ moves: Array.from(moves, Number) })[0]!;
+    await page.getByTestId(`c4-col-${column}`).click();
+    await expect.poll(async () => (await board.getAttribute('data-moves')) ?? '', { timeout: 15_000 }).toMatch(new RegExp(`^${moves}${column}[1-7]$`));
+    await expect.poll(async () => (await status.textContent()) ?? '').toMatch(/Your move|wins|Draw/);
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
 
   it('analyses a position column by column', async () => {
     await page.getByTestId('c4-tab-analyse').click();

@@ -70,13 +70,17 @@ function PlaySolver() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const run = async (action: () => Promise<SolverGameView>) => {
+  /** `before`: the game as it was before an optimistic update, put back if the server refuses. */
+  const run = async (action: () => Promise<SolverGameView>, before?: SolverGameView) => {
     setBusy(true);
     setError(null);
     try {
       setGame(await action());
     } catch (e) {
       setError((e as Error).message);
+      // A refused move leaves the position as the server has it: show that (it is the player's
+      // turn again), not the optimistic "the bot is thinking".
+      if (before) setGame(await getJson<SolverGameView>(`/api/connect4/games/${before.id}`).catch(() => before));
     } finally {
       setBusy(false);
     }
@@ -87,7 +91,7 @@ function PlaySolver() {
     if (!game) return;
     // Shown at once; the server's answer replaces it (or the error explains why not).
     setGame({ ...game, moves: [...game.moves, column], yourTurn: false });
-    void run(() => postJson<SolverGameView>(`/api/connect4/games/${game.id}/moves`, { column }));
+    void run(() => postJson<SolverGameView>(`/api/connect4/games/${game.id}/moves`, { column }), game);
   };
   const resign = () => game && run(() => postJson<SolverGameView>(`/api/connect4/games/${game.id}/resign`));
 
