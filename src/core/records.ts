@@ -16,47 +16,9 @@ import { CRASH, SERVER_STOPPED } from './guard.js';
  * An in-memory store (tests) writes on the calling thread.
  */
 
-export type MatchStatus = 'running' | 'finished' | 'aborted';
+import type { MatchDetail, MatchRecord, MatchStatus, SeatRecord, WireRecord } from './record-types.js';
 
-export interface SeatRecord {
-  seat: number;
-  name: string;
-  kind: string;
-  address?: string | undefined;
-}
-
-export interface MatchRecord {
-  id: string;
-  game: string;
-  seed: string | null;
-  status: MatchStatus;
-  startedAt: number;
-  endedAt: number | null;
-  result: unknown;
-  meta: unknown;
-  seats: SeatRecord[];
-}
-
-export interface EventRecord {
-  seq: number;
-  at: number;
-  seat: number | null;
-  type: string;
-  data: unknown;
-}
-
-export interface WireRecord {
-  seq: number;
-  at: number;
-  conn: string;
-  dir: 'in' | 'out';
-  data: string;
-}
-
-export interface MatchDetail extends MatchRecord {
-  events: EventRecord[];
-  wire: WireRecord[];
-}
+export type { EventRecord, MatchDetail, MatchRecord, MatchStatus, SeatRecord, WireRecord } from './record-types.js';
 
 /**
  * How a process opens the store:

@@ -1,7 +1,7 @@
 /**
- * The JSON the dashboard API returns. The game-server and Mia shapes are imported as types from
- * the server sources (no code crosses over); the record shapes are copied because records.ts
- * pulls in Node and SQLite.
+ * The JSON the dashboard API returns, imported as types from the server sources (no code crosses
+ * over): the game-server shapes from core/game-server.ts, the record shapes from
+ * core/record-types.ts (records.ts itself pulls in Node and SQLite).
  */
 import type { SpectatorEvent } from '../../src/core/game-server.js';
 
@@ -12,47 +12,14 @@ export type {
   SpectatorEvent,
 } from '../../src/core/game-server.js';
 
-export type MatchStatus = 'running' | 'finished' | 'aborted';
-
-export interface SeatRecord {
-  seat: number;
-  name: string;
-  kind: string;
-  address?: string | undefined;
-}
-
-export interface MatchRecord {
-  id: string;
-  game: string;
-  seed: string | null;
-  status: MatchStatus;
-  startedAt: number;
-  endedAt: number | null;
-  result: unknown;
-  meta: unknown;
-  seats: SeatRecord[];
-}
-
-export interface EventRecord {
-  seq: number;
-  at: number;
-  seat: number | null;
-  type: string;
-  data: unknown;
-}
-
-export interface WireRecord {
-  seq: number;
-  at: number;
-  conn: string;
-  dir: 'in' | 'out';
-  data: string;
-}
-
-export interface MatchDetail extends MatchRecord {
-  events: EventRecord[];
-  wire: WireRecord[];
-}
+export type {
+  EventRecord,
+  MatchDetail,
+  MatchRecord,
+  MatchStatus,
+  SeatRecord,
+  WireRecord,
+} from '../../src/core/record-types.js';
 
 /** What /ws/spectate sends. */
 export type SpectatorMessage =
