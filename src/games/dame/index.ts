@@ -1,5 +1,3 @@
-import type { Command } from 'commander';
-import { UsageError } from '../../core/errors.js';
 import { guard } from '../../core/guard.js';
 import { RateLimitedWarn } from '../../core/hosts.js';
 import type { GameServer } from '../../core/game-server.js';
@@ -8,6 +6,7 @@ import type { GameCommands, GameModule, ServeContext } from '../types.js';
 import { createDameBot } from './bots/index.js';
 import { DameClient } from './client.js';
 import { registerDameBotCommand } from './commands.js';
+import { registerDameNewCommand } from './new-command.js';
 import { botPlayer } from './players.js';
 import { verifyDameMatch } from './replay.js';
 import { DameGameError, DameServer } from './server.js';
@@ -88,51 +87,6 @@ function startHouseBots(ctx: ServeContext, server: GameServer): Promise<Stoppabl
   return Promise.resolve(parts);
 }
 
-interface NewFlags {
-  name?: string;
-  moveTime?: string;
-  engineSeat?: string;
-  url: string;
-  token?: string;
-}
-
-function registerNewCommand(program: Command): void {
-  program
-    .command('dame')
-    .description('Dame games on a running `spielhalle serve`')
-    .command('new')
-    .description('create a game on the running server and print its 13-character id')
-    .option('--name <name>', 'the game name its players see (default "Game from <date> <time>")')
-    .option('--move-time <ms>', 'the time per move in ms (default: the server\'s, 3000)')
-    .option('--engine-seat <0|1>', 'our engine takes this seat (0 = White, 1 = Black)')
-    .option('--url <url>', 'the dashboard of the running server', 'http://127.0.0.1:8080')
-    .option('--token <token>', 'the dashboard token, when it listens beyond loopback (default: SPIELHALLE_WEB_TOKEN)')
-    .action(async (opts: NewFlags) => {
-      const body: Record<string, unknown> = {};
-      if (opts.name !== undefined) body.name = opts.name;
-      if (opts.moveTime !== undefined) {
-        const ms = Number(opts.moveTime);
-        if (!Number.isInteger(ms) || ms < 1) throw new UsageError(`--move-time must be a whole number of ms, got "${opts.moveTime}"`);
-        body.moveTimeMs = ms;
-      }
-      if (opts.engineSeat !== undefined) {
-        if (opts.engineSeat !== '0' && opts.engineSeat !== '1') throw new UsageError(`--engine-seat must be 0 or 1, got "${opts.engineSeat}"`);
-        body.engineSeat = Number(opts.engineSeat);
-      }
-      let response: Response;
-      try {
-        const token = opts.token ?? process.env.SPIELHALLE_WEB_TOKEN;
-        const headers: Record<string, string> = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
-        response = await fetch(new URL('/api/dame/games', opts.url), { method: 'POST', headers, body: JSON.stringify(body) });
-      } catch (err) {
-        throw new Error(`cannot reach ${opts.url} (is \`spielhalle serve\` running?): ${(err as Error).message}`);
-      }
-      const answer = (await response.json()) as { id?: string; error?: string };
-      if (!response.ok || answer.id === undefined) throw new Error(answer.error ?? `the server answered ${response.status}`);
-      process.stdout.write(`${answer.id}\n`);
-    });
-}
-
 export const dame: GameModule = {
   name: 'dame',
   title: 'Dame (Checkers)',
@@ -140,7 +94,7 @@ export const dame: GameModule = {
   startHouseBots,
   registerCommands: ({ bot, program }: GameCommands) => {
     registerDameBotCommand(bot);
-    registerNewCommand(program);
+    registerDameNewCommand(program);
   },
   registerRoutes: (app, server, ctx) => {
     const dameServer = dameOf(server);
