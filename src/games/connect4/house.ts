@@ -2,7 +2,8 @@ import { systemClock, type Clock } from '../../core/clock.js';
 import { guard } from '../../core/guard.js';
 import { hostOf } from '../../core/hosts.js';
 import { silentLogger, type Logger } from '../../core/log.js';
-import type { Address, Admission, Peer, RemotePeer } from './peer.js';
+import type { BotLevel } from './bots/index.js';
+import type { Address, Admission, Peer, PeerEvent, RemotePeer } from './peer.js';
 
 /**
  * The house bots' side of fair play. Anyone may invite them, so what one remote IP can hold is
@@ -112,31 +113,103 @@ export class HouseAdmission implements Admission {
   }
 }
 
+/** One house game between the perfect house bot and its sparring partner. */
+export interface HouseGamePlan {
+  /** House games started before this one (0, 1, 2, …). */
+  readonly index: number;
+  /** The side that invites, and so moves first. */
+  readonly first: 'house' | 'sparring';
+  /** The level the sparring bot plays in this game (the house bot always plays perfect). */
+  readonly sparringLevel: BotLevel;
+}
+
+/**
+ * The sparring bot's levels in house games, in turn: the configured one first, then each weaker
+ * one, so a spectator sees the perfect solver against a good bot and against a weak one.
+ */
+export function sparringRotation(configured: BotLevel): BotLevel[] {
+  const order: BotLevel[] = ['perfect', 'strong', 'easy'];
+  return [configured, ...order.slice(order.indexOf(configured) + 1)];
+}
+
+/**
+ * House game `index` of a deterministic schedule: who moves first alternates from game to game,
+ * and every level of `levels` plays one game as first and one as second player before the next
+ * level's turn (sparring first, house first, with levels[0]; then the same with levels[1]; …).
+ */
+export function houseGamePlan(index: number, levels: readonly BotLevel[]): HouseGamePlan {
+  const level = levels[Math.floor(index / 2) % levels.length];
+  if (level === undefined) throw new RangeError('no sparring levels');
+  return { index, first: index % 2 === 0 ? 'sparring' : 'house', sparringLevel: level };
+}
+
+export interface SparringSide {
+  readonly peer: Peer;
+  readonly address: Address;
+}
+
+export interface SparringSchedulerOptions {
+  /** The perfect house bot. */
+  house: SparringSide;
+  sparring: SparringSide;
+  pauseMs: number;
+  /** The sparring bot's levels in turn (see houseGamePlan). */
+  levels: readonly BotLevel[];
+  log?: Logger;
+}
+
 /**
  * The house loop: invites between the two house peers whenever both idle in the lobby for a pause,
- * taking turns so each moves first every other game. Its timer is an error boundary: an exception
- * is logged and the loop goes on with the next pause.
+ * following houseGamePlan. The schedule moves on only when a game has started, so an invitation
+ * that came to nothing (the invitee took someone else's) is tried again with the same plan and the
+ * first player still alternates from game to game. Its timer is an error boundary: an exception is
+ * logged and the loop goes on with the next pause.
  */
 export class SparringScheduler {
   private timer: NodeJS.Timeout | null = null;
-  private turn = 0;
+  private started = 0;
+  /** The plan of the invitation we sent, until its game starts or it expires. */
+  private inviting: HouseGamePlan | null = null;
+  private playing: HouseGamePlan | null = null;
   private stopped = false;
   private readonly offs: (() => void)[];
   private readonly log: Logger;
+  private readonly a: Peer;
+  private readonly b: Peer;
 
-  constructor(
-    private readonly a: Peer,
-    private readonly aAddress: Address,
-    private readonly b: Peer,
-    private readonly bAddress: Address,
-    private readonly pauseMs: number,
-    private readonly onGame: () => void,
-    log: Logger = silentLogger,
-  ) {
-    this.log = log.child({ game: 'connect4' });
+  constructor(private readonly o: SparringSchedulerOptions) {
+    this.a = o.house.peer;
+    this.b = o.sparring.peer;
+    this.log = (o.log ?? silentLogger).child({ game: 'connect4' });
     const schedule = guard(this.log, 'connect4 house loop', () => this.schedule());
-    this.offs = [a.on(schedule), b.on(schedule)];
+    const watch = (side: 'house' | 'sparring') =>
+      guard(this.log, 'connect4 house loop', (event: PeerEvent) => {
+        this.follow(side, event);
+        this.schedule();
+      });
+    this.offs = [this.a.on(watch('house')), this.b.on(watch('sparring'))];
     schedule();
+  }
+
+  /** House games started so far. */
+  get gamesStarted(): number {
+    return this.started;
+  }
+
+  /** The plan of the house game being played (or the last one), null before the first. */
+  get current(): HouseGamePlan | null {
+    return this.playing;
+  }
+
+  /**
+   * The level the sparring bot plays in its running game: the plan's in a game with the house bot,
+   * `fallback` (the configured level) against anyone else.
+   */
+  sparringLevel(fallback: BotLevel): BotLevel {
+    const opponent = this.b.game?.opponent;
+    const house = this.o.house.address;
+    const withHouse = opponent !== undefined && opponent.port === house.port && (house.address === '0.0.0.0' || opponent.address === house.address);
+    return withHouse && this.playing !== null ? this.playing.sparringLevel : fallback;
   }
 
   stop(): void {
@@ -144,6 +217,18 @@ export class SparringScheduler {
     for (const off of this.offs) off();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+  }
+
+  private follow(side: 'house' | 'sparring', event: PeerEvent): void {
+    const plan = this.inviting;
+    if (plan === null || side !== plan.first) return;
+    if (event.type === 'invite-expired') this.inviting = null;
+    // The inviter's game is the planned one: our peers invite only through this loop.
+    if (event.type === 'game-started' && event.game.firstPlayer === 'local') {
+      this.inviting = null;
+      this.started++;
+      this.playing = plan;
+    }
   }
 
   private idle(): boolean {
@@ -163,8 +248,9 @@ export class SparringScheduler {
       () => {
         this.timer = null;
         if (this.stopped || !this.idle()) return;
-        const [inviter, target] = this.turn++ % 2 === 0 ? [this.b, this.aAddress] : [this.a, this.bAddress];
-        if (inviter.invite(target).ok) this.onGame();
+        const plan = houseGamePlan(this.started, this.o.levels);
+        const [inviter, target] = plan.first === 'sparring' ? [this.b, this.o.house.address] : [this.a, this.o.sparring.address];
+        this.inviting = inviter.invite(target).ok ? plan : null;
       },
       // Whatever failed, the next pause tries again.
       () => {
@@ -172,7 +258,7 @@ export class SparringScheduler {
         this.schedule();
       },
     );
-    this.timer = setTimeout(fire, this.pauseMs);
+    this.timer = setTimeout(fire, this.o.pauseMs);
     this.timer.unref();
   }
 }

@@ -9,7 +9,7 @@ import type { GameCommands, GameModule, ServeContext } from '../types.js';
 import { BOT_LEVELS, type BotLevel } from './bots/index.js';
 import { Connect4Engine } from './engine.js';
 import { Connect4Hub } from './hub.js';
-import { HouseAdmission, SparringScheduler } from './house.js';
+import { HouseAdmission, SparringScheduler, sparringRotation } from './house.js';
 import { AutoPlayer } from './peer.js';
 import { registerConnect4Routes } from './routes.js';
 import { fromMoves, status } from './rules.js';
@@ -45,6 +45,10 @@ async function startHouseBots(ctx: ServeContext, server: GameServer): Promise<St
   const admission = new HouseAdmission({ maxGamesPerHost: s.maxGamesPerHost, hostPauseMs: s.hostPauseMs, isOwn: (p) => hub.isOwnPeer(p) });
   const house = await hub.startPeer({ name: 'house-perfect', role: 'house', port: s.port });
   const housePlayer = new AutoPlayer(house.peer, chooser('perfect', 'house'), { log: ctx.log, admission });
+  // A fresh seed per game, so that equal positions of different games may get different moves.
+  house.peer.on((event) => {
+    if (event.type === 'game-started') games++;
+  });
   parts.push({ name: 'connect4 house bot', stop: () => housePlayer.stop() });
   if (s.houseBots < 2) return parts;
 
@@ -54,9 +58,25 @@ async function startHouseBots(ctx: ServeContext, server: GameServer): Promise<St
   } catch {
     sparring = await hub.startPeer({ name: `house-${s.sparringLevel}`, role: 'sparring', port: 0 });
   }
-  const sparringPlayer = new AutoPlayer(sparring.peer, chooser(s.sparringLevel, 'sparring'), { log: ctx.log, admission });
-  // Take turns: the inviter moves first, so the two bots swap who invites after every game.
-  const scheduler = new SparringScheduler(house.peer, house.address, sparring.peer, sparring.address, s.sparringPauseMs, () => games++, ctx.log);
+  // House games follow a deterministic schedule (house.ts, houseGamePlan): the first player
+  // alternates from game to game and the sparring bot's level rotates; against anyone else it
+  // plays the configured level.
+  const scheduler = new SparringScheduler({
+    house,
+    sparring,
+    pauseMs: s.sparringPauseMs,
+    levels: sparringRotation(s.sparringLevel),
+    log: ctx.log,
+  });
+  const sparringPlayer = new AutoPlayer(
+    sparring.peer,
+    (state) => {
+      const plan = scheduler.current;
+      const level = scheduler.sparringLevel(s.sparringLevel);
+      return hub.engine.choose(state, level, `${seed}:sparring:${plan?.index ?? 0}:${level}:${state.moves.join('')}`);
+    },
+    { log: ctx.log, admission },
+  );
   parts.push({
     name: 'connect4 sparring bot',
     stop: () => {

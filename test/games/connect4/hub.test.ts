@@ -37,8 +37,11 @@ const FAST: Partial<PeerTiming> = {
 class InProcessEngine implements C4Engine {
   chooses = 0;
   delayMs = 0;
-  choose(state: C4State, _level: string, seed: string): Promise<number> {
+  /** The level of every move asked for, with its seed. */
+  readonly asked: { level: string; seed: string }[] = [];
+  choose(state: C4State, level: string, seed: string): Promise<number> {
     this.chooses++;
+    this.asked.push({ level, seed });
     const column = chooseMove(state, 'easy', Rng.seeded(seed));
     return new Promise((resolve) => setTimeout(() => resolve(column), this.delayMs));
   }
@@ -118,6 +121,24 @@ describe('Connect Four hub', () => {
     expect(snap.peers.map((p) => p.role).sort()).toEqual(['house', 'sparring']);
     expect(snap.games.some((g) => g.status === 'won' || g.status === 'drawn')).toBe(true);
     expect(events.some((e) => e.type === 'moved')).toBe(true);
+  }, 60_000);
+
+  it('alternates the first player from house game to house game and rotates the sparring level', async () => {
+    const store = new RecordStore(':memory:');
+    cleanups.push(() => store.close());
+    const engine = new InProcessEngine();
+    const hub = startHub(store, engine);
+    await hub.start();
+    const parts = await connect4.startHouseBots!({ settings: settings({ houseBots: 2 }), log: silentLogger, store }, hub);
+    cleanups.push(async () => {
+      for (const p of parts) await p.stop();
+    });
+    await until(() => store.listMatches({ game: 'connect4', status: 'finished' }).length >= 4, 'four finished house games', 45_000);
+    const games = store.listMatches({ game: 'connect4', status: 'finished' }).sort((x, y) => x.startedAt - y.startedAt);
+    expect(games.slice(0, 4).map((m) => m.seats[0]!.name)).toEqual(['house-strong', 'house-perfect', 'house-strong', 'house-perfect']);
+    const sparringLevels = engine.asked.filter((a) => a.seed.includes(':sparring:')).map((a) => a.level);
+    expect(new Set(sparringLevels)).toEqual(new Set(['strong', 'easy']));
+    expect(engine.asked.filter((a) => a.seed.includes(':house:')).every((a) => a.level === 'perfect')).toBe(true);
   }, 60_000);
 
   it('finds a record that does not replay', () => {
