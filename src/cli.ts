@@ -6,7 +6,7 @@ import { loadSettings, recordsFile, type Settings } from './config.js';
 import { ConfigError } from './core/config.js';
 import { UsageError } from './core/errors.js';
 import { installCrashHandlers } from './core/guard.js';
-import { RecordStore, type MatchDetail } from './core/records.js';
+import { RecordStore, type MatchDetail, type MatchRecord } from './core/records.js';
 import { parseAge } from './core/retention.js';
 import { findGame, GAMES } from './games/registry.js';
 import { serve, StartError } from './serve.js';
@@ -41,6 +41,30 @@ function openStore(global: GlobalOptions, mode: 'read' | 'write' = 'read'): Reco
   return new RecordStore(file, { mode });
 }
 
+/** `--game <name>` of the record commands: a game we do not serve is a usage error, not an empty list. */
+function knownGame(name: string | undefined): string | undefined {
+  if (name !== undefined && !findGame(name)) throw new UsageError(`unknown game "${name}" (one of ${GAMES.map((g) => g.name).join(', ')})`);
+  return name;
+}
+
+/** How a recorded match ended, in one line: the game's own wording, else the common result fields. */
+export function summarizeMatch(m: MatchRecord): { result: string; moves: number | null } {
+  const own = findGame(m.game)?.summarize?.(m);
+  if (own) return own;
+  const r = (typeof m.result === 'object' && m.result !== null ? m.result : {}) as Record<string, unknown>;
+  const seatName = (seat: unknown): string | undefined => m.seats.find((s) => s.seat === seat)?.name;
+  const parts: string[] = [];
+  const winner = typeof r.winnerName === 'string' ? r.winnerName : seatName(r.winner);
+  if (winner !== undefined) parts.push(`winner: ${winner}`);
+  else if (r.outcome === 'drawn' || r.draw === true) parts.push('drawn');
+  else parts.push(typeof r.outcome === 'string' ? r.outcome : m.status);
+  if (typeof r.reason === 'string') parts.push(`(${r.reason})`);
+  let moves: number | null = null;
+  if ('events' in m) moves = (m as MatchDetail).events.filter((e) => e.type === 'move').length || null;
+  if (moves === null) moves = typeof r.plies === 'number' ? r.plies : typeof r.moves === 'string' ? r.moves.length : null;
+  return { result: parts.join(' '), moves };
+}
+
 export function buildProgram(): Command {
   const program = new Command('spielhalle')
     .description('Servers, bots and a dashboard for five turn-based network games over their original course protocols')
@@ -51,6 +75,8 @@ export function buildProgram(): Command {
     .option('--log-file <file>', 'write logs as JSON lines to this file instead of stderr')
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text.trimEnd().replace(/^error: /, 'spielhalle: ') + '\n') })
+    // Every subcommand's --help lists --config, --data-dir, --log-level and --log-file too.
+    .configureHelp({ showGlobalOptions: true })
     .showSuggestionAfterError(true);
 
   const serveCmd = program
@@ -100,6 +126,9 @@ export function buildProgram(): Command {
 
   const bot = program.command('bot').description('run one of our bots against any server of that game');
   const play = new Command('play').description('play a game yourself in the terminal');
+  // `.command()` passes the program's settings on; a command made apart must copy them, or its
+  // errors exit 1 with commander's own wording and its help lacks the global options.
+  play.copyInheritedSettings(program);
   for (const g of GAMES) g.registerCommands?.({ bot, play, program });
   // Added only when a game offers terminal play: an empty parent would only confuse `--help`.
   if (play.commands.length > 0) program.addCommand(play);
@@ -117,7 +146,12 @@ export function buildProgram(): Command {
         if (opts.json) process.stdout.write(JSON.stringify(match, null, 2) + '\n');
         else process.stdout.write(formatReplay(match));
         const check = findGame(match.game)?.verify?.(match);
-        if (check?.checked && check.problems.length > 0) {
+        const failed = check?.checked === true && check.problems.length > 0;
+        // The last line says how it ended and whether the rules agree (on stderr with --json, so stdout stays JSON).
+        const summary = replaySummary(match, check ? (failed ? 'FAILED' : check.checked ? 'ok' : 'not possible for this record') : 'not available for this game');
+        if (opts.json) process.stderr.write(summary + '\n');
+        else process.stdout.write(summary + '\n');
+        if (failed) {
           process.stderr.write(`spielhalle: the record does not replay: ${check.problems.join('; ')}\n`);
           process.exitCode = 1;
         }
@@ -134,11 +168,13 @@ export function buildProgram(): Command {
     .action((opts: { game?: string; limit: string }, cmd: Command) => {
       const limit = Number(opts.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive number, got "${opts.limit}"`);
+      const game = knownGame(opts.game);
       const store = openStore(cmd.optsWithGlobals<GlobalOptions>());
       try {
-        for (const m of store.listMatches({ game: opts.game, limit })) {
+        for (const m of store.listMatches({ game, limit })) {
           const when = new Date(m.startedAt).toISOString();
-          process.stdout.write(`${m.id}  ${when}  ${m.status.padEnd(8)}  ${m.seats.map((s) => s.name).join(', ')}\n`);
+          const outcome = m.status === 'running' ? '' : `  ${summarizeMatch(m).result}`;
+          process.stdout.write(`${m.id}  ${when}  ${m.status.padEnd(8)}  ${m.seats.map((s) => s.name).join(', ')}${outcome}\n`);
         }
       } finally {
         store.close();
@@ -156,8 +192,7 @@ export function buildProgram(): Command {
     .action(async (opts: { olderThan?: string; wireOnly?: boolean; maxMb?: string; game?: string; dryRun?: boolean; vacuum?: boolean }, cmd: Command) => {
       const global = cmd.optsWithGlobals<GlobalOptions>();
       const settings = settingsFrom(global);
-      if (opts.game !== undefined && !GAMES.some((g) => g.name === opts.game))
-        throw new UsageError(`unknown game "${opts.game}" (one of ${GAMES.map((g) => g.name).join(', ')})`);
+      knownGame(opts.game);
       const days = opts.wireOnly ? settings.records.wireKeepDays : settings.records.keepDays;
       let age = days > 0 ? days * 86_400_000 : null;
       if (opts.olderThan !== undefined) {
@@ -194,6 +229,12 @@ export function buildProgram(): Command {
     });
 
   return program;
+}
+
+/** `replay`'s last line: `summary: 12 moves, lost: bob (CAUGHT_BLUFFING); +1: alice, carol; rules check: ok`. */
+export function replaySummary(m: MatchDetail, check: string): string {
+  const { result, moves } = summarizeMatch(m);
+  return `summary: ${moves === null ? '' : `${moves} moves, `}${result}; rules check: ${check}`;
 }
 
 export function formatReplay(m: MatchDetail): string {

@@ -44,6 +44,14 @@ describe('spielhalle CLI', () => {
     expect(run(['replay', '--help']).code).toBe(0);
   }, SLOW);
 
+  it('lists the global options in every subcommand\'s --help', () => {
+    for (const args of [['serve'], ['matches'], ['replay'], ['prune'], ['bot', 'mia'], ['play', 'connect4']]) {
+      const help = run([...args, '--help']);
+      expect(help.code, args.join(' ')).toBe(0);
+      for (const flag of ['--data-dir <dir>', '--log-level <level>', '--config <file>']) expect(help.stdout, `${args.join(' ')}: ${flag}`).toContain(flag);
+    }
+  }, SLOW);
+
   it('reports usage errors as one line with exit code 2', () => {
     const cases: [string[], Record<string, string>, RegExp][] = [
       [['serve', '--bogus'], {}, /unknown option '--bogus'/],
@@ -58,6 +66,11 @@ describe('spielhalle CLI', () => {
       [['prune', '--older-than', 'soon', '--data-dir', emptyStore()], {}, /--older-than must be an age/],
       [['prune', '--game', 'chess', '--older-than', '1d', '--data-dir', emptyStore()], {}, /unknown game "chess"/],
       [['frobnicate'], {}, /unknown command 'frobnicate'/],
+      [['bot', 'mia', '--name', 'a;b'], {}, /--name must be 1 to 20 characters.*"a;b"/],
+      [['bot', 'mia', '--name', 'twenty-one-characters'], {}, /--name must be/],
+      [['play', 'connect4', '--vs', 'alien'], {}, /'alien' is invalid/],
+      [['play', 'connect4', '--bogus'], {}, /unknown option '--bogus'/],
+      [['matches', '--game', 'chess', '--data-dir', emptyStore()], {}, /unknown game "chess" \(one of catan, mia, connect4, dame, ostseeschach\)/],
     ];
     for (const [args, env, message] of cases) {
       const r = run(args, env);
@@ -116,6 +129,34 @@ describe('spielhalle CLI', () => {
     expect(replay.code).toBe(0);
     expect(replay.stdout).toContain(`match ${finishedId} (mia), finished`);
     expect(replay.stdout).toMatch(/\* +<- PLAYER LOST;/);
+    // the last line sums the round up, and says that the rules agree with the record
+    const summary = replay.stdout.trimEnd().split('\n').at(-1);
+    expect(summary).toMatch(/^summary: \d+ moves, round \d+: lost: [\w-]+(, [\w-]+)* \([A-Z_]+\); \+1: .+; rules check: ok$/);
+    // every finished round listed names its loser, the reason and who gained a point
+    const all = run(['matches', '--game', 'mia', '--limit', '50', '--data-dir', dir]).stdout.split('\n');
+    const line = all.find((l) => l.startsWith(`${finishedId} `));
+    expect(line).toMatch(/ finished .* round \d+: lost: [\w-]+(, [\w-]+)* \([A-Z_]+\); \+1: /);
+  }, SLOW);
+
+  it('lists a Mia round with its loser, reason and points, a canceled one with why', () => {
+    const dir = dataDir();
+    const store = new RecordStore(join(dir, 'spielhalle.db'));
+    const seats = ['alice', 'bob', 'carol'].map((name, seat) => ({ seat, name, kind: 'player' }));
+    const played = store.startMatch({ game: 'mia', startedAt: Date.now() - 2000, seats });
+    store.finishMatch(played, {
+      status: 'finished',
+      endedAt: Date.now() - 1000,
+      result: { round: 7, order: ['bob', 'alice', 'carol'], losers: ['bob'], reason: 'CAUGHT_BLUFFING', points: { alice: 1, bob: 0, carol: 1 }, moves: [[0, 'roll', '3,1'], [0, 'announce', '5,4'], [1, 'see']] },
+    });
+    const canceled = store.startMatch({ game: 'mia', startedAt: Date.now() - 500, seats: [] });
+    store.finishMatch(canceled, { status: 'aborted', endedAt: Date.now(), result: { round: 8, canceled: 'ONLY_ONE_PLAYER', joined: ['alice'] } });
+    store.close();
+    const r = run(['matches', '--game', 'mia', '--data-dir', dir]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(new RegExp(`^${canceled} .* aborted .*round 8: canceled \\(ONLY_ONE_PLAYER\\)$`));
+    expect(lines[1]).toMatch(new RegExp(`^${played} .* finished +alice, bob, carol  round 7: lost: bob \\(CAUGHT_BLUFFING\\); \\+1: alice, carol$`));
   }, SLOW);
 
   it('prunes old matches and wire logs, and counts first with --dry-run', () => {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import type { GameServer } from '../core/game-server.js';
 import type { Logger } from '../core/log.js';
-import type { MatchDetail, RecordStore } from '../core/records.js';
+import type { MatchDetail, MatchRecord, RecordStore } from '../core/records.js';
 import type { Stoppable } from '../core/lifecycle.js';
 import type { Settings } from '../config.js';
 
@@ -44,4 +44,9 @@ export interface GameModule {
   registerRoutes?(app: FastifyInstance, server: GameServer, ctx: ServeContext): void;
   /** Checks a recorded match against the rules; `checked` is false where nothing can be checked. */
   verify?(match: MatchDetail): { checked: boolean; problems: string[] };
+  /**
+   * How a recorded match ended, in one line for `matches` and `replay` (who won or lost, why, the
+   * points), and how many moves it holds. Without it the CLI reads the common result fields.
+   */
+  summarize?(match: MatchRecord): { result: string; moves: number | null };
 }

@@ -7,7 +7,8 @@ import type { GameServer } from '../../core/game-server.js';
 import type { GameCommands, GameModule, ServeContext } from '../types.js';
 import { createBot, MIA_STRATEGIES, type MiaStrategy } from './bots/index.js';
 import { MiaClient } from './client.js';
-import { verifyRound } from './replay.js';
+import { isValidName, MAX_NAME_LENGTH } from './protocol.js';
+import { summarizeRound, verifyRound } from './replay.js';
 import { MiaServer } from './server.js';
 
 export { MiaServer, MIA_DEFAULTS } from './server.js';
@@ -41,14 +42,16 @@ function registerCommands({ bot }: GameCommands): void {
     .description('play Mäxchen on a Mia server with one of our bots')
     .option('--host <host>', 'server host', '127.0.0.1')
     .option('--port <port>', 'server UDP port', '9000')
-    .option('--name <name>', 'player name (max. 20 characters, no , ; : or spaces)', 'mia-bot')
+    .option('--name <name>', 'player name (1–20 characters, none of , ; : or spaces)', 'mia-bot')
     .addOption(new Option('--strategy <strategy>', 'how the bot plays').choices(MIA_STRATEGIES).default('adaptive'))
     .option('--seed <seed>', 'seed of the bot\'s random choices', 'spielhalle')
     .option('--spectate', 'register as a spectator and print what happens')
-    .option('--log-level <level>', 'log level (debug shows every datagram; default info)')
     .action(async (opts: { host: string; port: string; name: string; strategy: MiaStrategy; seed: string; spectate?: boolean }, cmd: Command) => {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--port must be a port number, got "${opts.port}"`);
+      // A name the protocol cannot carry would register as something else (`a;b` as `a`) or be rejected.
+      if (!isValidName(opts.name))
+        throw new UsageError(`--name must be 1 to ${MAX_NAME_LENGTH} characters without , ; : spaces or control characters, got ${JSON.stringify(opts.name)}`);
       const log: Logger = createLogger({ level: commandLogLevel(cmd, 'info') });
       const client = new MiaClient({
         host: opts.host,
@@ -93,4 +96,5 @@ export const mia: GameModule = {
   startHouseBots,
   registerCommands,
   verify: verifyRound,
+  summarize: summarizeRound,
 };

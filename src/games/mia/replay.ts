@@ -1,4 +1,4 @@
-import type { MatchDetail } from '../../core/records.js';
+import type { MatchDetail, MatchRecord } from '../../core/records.js';
 import type { RngState } from '../../core/rng.js';
 import { parseDice } from './dice.js';
 import { apply, startRound, type RoundMove, type RoundState } from './rules.js';
@@ -8,6 +8,10 @@ interface RoundResult {
   losers?: string[];
   reason?: string;
   round?: number;
+  /** Points each participant gained in the round (1 for everybody who did not lose). */
+  points?: Record<string, number>;
+  /** Why a round that never started was canceled (NO_PLAYERS, ONLY_ONE_PLAYER). */
+  canceled?: string;
   /** Since the compact records: who joined (only when no order), and the moves as [turn index, type, dice?]. */
   joined?: string[];
   moves?: [number, string, string?][];
@@ -74,4 +78,26 @@ export function verifyRound(match: MatchDetail): { checked: boolean; problems: s
     if (losers.join(',') !== [...result.losers].sort().join(',')) problems.push(`losers: recorded ${result.losers.join(',')}, replayed ${losers.join(',')}`);
   }
   return { checked: true, problems };
+}
+
+const MOVE_TYPES = ['roll', 'announce', 'see', 'timeout'];
+
+/**
+ * A recorded round in one line for `spielhalle matches` and `replay`: who lost and why, and who
+ * gained a point (`lost: bob (CAUGHT_BLUFFING); +1: alice, carol`), or why it was canceled.
+ */
+export function summarizeRound(match: MatchRecord): { result: string; moves: number | null } {
+  const result = (match.result ?? {}) as RoundResult;
+  const round = typeof result.round === 'number' ? `round ${result.round}: ` : '';
+  let moves: number | null = Array.isArray(result.moves) ? result.moves.length : null;
+  if (moves === null && 'events' in match) moves = (match as MatchDetail).events.filter((e) => MOVE_TYPES.includes(e.type)).length;
+  if (typeof result.canceled === 'string') return { result: `${round}canceled (${result.canceled})`, moves };
+  if (!Array.isArray(result.losers)) return { result: `${round}${match.status}${typeof result.reason === 'string' ? ` (${result.reason})` : ''}`, moves };
+  const points = result.points ?? Object.fromEntries((result.order ?? []).map((p) => [p, result.losers?.includes(p) ? 0 : 1]));
+  const gained = Object.entries(points)
+    .filter(([, n]) => n > 0)
+    .map(([name, n]) => (n === 1 ? name : `${name} (+${n})`))
+    .sort();
+  const lost = `lost: ${result.losers.join(', ') || 'nobody'} (${String(result.reason)})`;
+  return { result: `${round}${lost}; +1: ${gained.join(', ') || 'nobody'}`, moves };
 }
