@@ -2,12 +2,14 @@ import { connect, type Socket } from 'node:net';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { connectionLogger, logWire, silentLogger, type Logger } from '../../core/log.js';
 import type { ClientView } from './client-view.js';
-import { BotDriver, type CatanBot, type DriverStats } from './driver.js';
+import type { CatanBot } from './bots/bot.js';
+import { BotDriver, type DriverStats } from './driver.js';
 import { JsonObjectReader } from './json-reader.js';
 import { MAX_MESSAGE_BYTES, formatClient, parseServer, type ServerMessage } from './protocol.js';
 import type { Colour } from './rules/index.js';
 
-export { CATAN_STRATEGIES, createCatanBot, randomBot, type CatanBot, type CatanStrategy, type DecisionContext } from './driver.js';
+export type { CatanBot, DecisionContext } from './bots/bot.js';
+export { CATAN_STRATEGIES, createCatanBot, randomBot, type CatanStrategy } from './bots/strategies.js';
 export type { ClientPlayer, ClientTrade, ClientView } from './client-view.js';
 export { legalFromView, stateFromView } from './client-legal.js';
 

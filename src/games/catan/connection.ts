@@ -5,9 +5,10 @@ import { connectionLogger, logWire, type Logger } from '../../core/log.js';
 import { badInputTotal, messagesTotal } from '../../core/metrics.js';
 import type { RecordStore } from '../../core/records.js';
 import { JsonObjectReader } from './json-reader.js';
-import type { Hall, Session } from './lobby.js';
+import type { Hall } from './lobby.js';
 import type { Peer } from './match.js';
 import { MAX_MESSAGE_BYTES, MELDUNG_SERVER, Outgoing, parseClient } from './protocol.js';
+import type { Session } from './session.js';
 
 /**
  * One TCP client: bytes → JSON objects → client messages → the hall; server messages → lines.

@@ -1,9 +1,8 @@
 import type { Clock, Timer } from '../../core/clock.js';
 import type { Logger } from '../../core/log.js';
 import { Rng } from '../../core/rng.js';
-import { randomAction, randomDiscard, type RandomBotOptions } from './bots/random.js';
-import { searchBot, type SearchOptions } from './bots/search.js';
-import { weightedBot } from './bots/weighted.js';
+import type { CatanBot } from './bots/bot.js';
+import { randomDiscard } from './bots/random.js';
 import { legalFromView } from './client-legal.js';
 import { ClientGame, type ClientView } from './client-view.js';
 import { CLIENT_VERSION, PROTOCOL, type ClientMessage, type ServerMessage } from './protocol.js';
@@ -16,57 +15,13 @@ import { COLOURS, type Action, type Colour, type LegalActions, type Status } fro
  * Fehler). A refused action is offered to the bot again as refused; after too many refusals the
  * driver falls back to a safe action (roll, a random discard, end the turn). The TCP client and
  * the server's house bots both run on this.
+ *
+ * The bot interface lives in bots/bot.ts and the named strategies in bots/strategies.ts (a bot
+ * must not import the driver that calls it); both are re-exported here for older importers.
  */
 
-export interface DecisionContext {
-  readonly view: ClientView;
-  /** Legal actions as far as the view tells (the rules' `legalActions` on what the client knows). */
-  readonly legal: LegalActions;
-  /** Actions the server refused since the last OK. */
-  readonly refused: readonly Action[];
-}
-
-/** A bot: one action for the current decision, or null (pass; when asked to act, the driver falls back). */
-export interface CatanBot {
-  readonly strategy: string;
-  decide(ctx: DecisionContext): Action | null;
-}
-
-/** Baseline R (`uniform`, never trades) or the builder (`builder`, with trades if asked), from bots/random.ts. */
-export function randomBot(seed: string | number, options: RandomBotOptions = {}): CatanBot {
-  const rng = Rng.seeded(`${String(seed)}/random-bot`);
-  return {
-    strategy: options.policy === 'builder' ? 'builder' : 'random',
-    decide: ({ legal }) => randomAction(legal, rng, options),
-  };
-}
-
-/** The strategies `spielhalle bot catan --strategy` offers (docs/catan-ai.md). */
-export const CATAN_STRATEGIES = ['random', 'builder', 'weighted', 'search'] as const;
-export type CatanStrategy = (typeof CATAN_STRATEGIES)[number];
-
-/**
- * `random`: baseline R; `builder`: the builder of bots/random.ts; `weighted`: the rule-based bot of
- * bots/weighted.ts; `search`: the search bot of bots/search.ts, whose budget `search` sets.
- * `trades: false` keeps builder, weighted and search out of domestic trades.
- */
-export function createCatanBot(
-  strategy: CatanStrategy,
-  seed: string | number,
-  options: { readonly search?: SearchOptions; readonly trades?: boolean } = {},
-): CatanBot {
-  const trades = options.trades ?? true;
-  switch (strategy) {
-    case 'builder':
-      return randomBot(seed, { policy: 'builder', trades });
-    case 'weighted':
-      return weightedBot(seed, { trades });
-    case 'search':
-      return searchBot(seed, { ...options.search, trades });
-    default:
-      return randomBot(seed);
-  }
-}
+export type { CatanBot, DecisionContext } from './bots/bot.js';
+export { CATAN_STRATEGIES, createCatanBot, randomBot, type CatanStrategy } from './bots/strategies.js';
 
 export interface DriverOptions {
   readonly name: string;

@@ -2,10 +2,13 @@ import type { Clock } from '../../core/clock.js';
 import { guard } from '../../core/guard.js';
 import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
-import { BotDriver, randomBot, type CatanBot } from './driver.js';
-import type { Hall, Lobby, Session } from './lobby.js';
+import type { CatanBot } from './bots/bot.js';
+import { randomBot } from './bots/strategies.js';
+import { BotDriver } from './driver.js';
 import type { Peer } from './match.js';
-import { formatClient, type Outgoing } from './protocol.js';
+import { formatClient, type ClientMessage, type Outgoing } from './protocol.js';
+import type { Lobby, Session } from './session.js';
+import type { SeatKind } from './snapshot.js';
 
 /**
  * One of our bots in a seat of its own, without a socket: it is a session of the hall like any
@@ -19,8 +22,15 @@ import { formatClient, type Outgoing } from './protocol.js';
  * the bot out of its lobby, and touches nothing else.
  */
 
+/** What a house bot needs of the hall (lobby.ts): the calls a connection makes. */
+export interface HouseBotHall {
+  connect(peer: Peer, address: string, kind: SeatKind, target: Lobby | null): Session;
+  receive(session: Session, message: ClientMessage): void;
+  disconnected(session: Session): void;
+}
+
 export interface HouseBotOptions {
-  readonly hall: Hall;
+  readonly hall: HouseBotHall;
   readonly lobby: Lobby;
   readonly name: string;
   readonly seed: string;

@@ -1,4 +1,4 @@
-import type { Clock, Timer } from '../../core/clock.js';
+import type { Clock } from '../../core/clock.js';
 import { guard } from '../../core/guard.js';
 import { RateLimitedWarn } from '../../core/hosts.js';
 import type { Logger } from '../../core/log.js';
@@ -9,7 +9,8 @@ import { HouseBot, type HouseBotOptions } from './house-bot.js';
 import { Match, type HistoryStep, type Participant, type Peer } from './match.js';
 import { TEXT, lobbyPlayer } from './messages.js';
 import { MAX_CHAT_LENGTH, MAX_NAME_LENGTH, MELDUNG_SERVER, OK, Outgoing, PROTOCOL, SERVER_VERSION, type ClientMessage, type ServerMessage } from './protocol.js';
-import { COLOURS, type Board, type Colour, type Status } from './rules/index.js';
+import { COLOURS, type Board } from './rules/index.js';
+import type { Lobby, Session } from './session.js';
 import type { CatanLobbyRow, CatanMatchRow, CatanResultRow, SeatKind } from './snapshot.js';
 
 /**
@@ -23,40 +24,6 @@ import type { CatanLobbyRow, CatanMatchRow, CatanResultRow, SeatKind } from './s
  * (`maxLobbiesPerHost`; a Hallo that would need one more gets `Spiel ist voll`), and a lobby nobody
  * has joined for `idleLobbyTimeoutMs` is closed, so no client can hold a lobby forever.
  */
-
-export interface Session {
-  readonly peer: Peer;
-  readonly address: string;
-  /** The remote IP the per-host cap counts; null: not counted (house bots, the dashboard's gateway). */
-  readonly host: string | null;
-  id: number | null;
-  name: string | null;
-  colour: Colour | null;
-  status: Status;
-  kind: SeatKind;
-  lobby: Lobby | null;
-  match: Match | null;
-  /** A house bot's lobby (else the open one is joined). */
-  readonly target: Lobby | null;
-  /** A seat in `target` is held for this bot until its Hallo (or its end). */
-  holdsSeat: boolean;
-}
-
-export interface Lobby {
-  readonly id: string;
-  readonly members: Session[];
-  /** For a game of house bots: nobody else joins. */
-  readonly dedicated: boolean;
-  readonly createdAt: number;
-  fillTimer: Timer | null;
-  fillAt: number | null;
-  /** Closes the lobby when nobody has joined for `idleLobbyTimeoutMs`. */
-  idleTimer: Timer | null;
-  /** Seats held for house bots whose Hallo is on its way. */
-  reserved: number;
-  /** Told the match id when the game starts, or null when the lobby goes without a game. */
-  readonly waiters: ((matchId: string | null) => void)[];
-}
 
 export interface HallOptions {
   readonly seed: string;

@@ -1,6 +1,6 @@
 import { ok, err, type Result } from '../../core/result.js';
 import { BOUGHT_CARDS, FIELD_TYPES, Fields, PIECES, STATUSES, ascii, decode, isObject, protocolError, run, Fail, type ProtocolError, type Reader } from './protocol-fields.js';
-import type { ServerMessage, WireBuilding, WireField, WireMap, WirePlayer } from './protocol.js';
+import type { ServerMessage, WireBuilding, WireField, WireMap, WirePlayer } from './protocol-types.js';
 import type { Harbour } from './rules/board.js';
 import { COLOURS, HARBOUR_TYPES, RESOURCES, type DevCard, type DevCards, type Hidden, type ResourceCounts, type Resources } from './rules/types.js';
 

@@ -6,7 +6,7 @@ import { EventHub, type GameServer, type ServerInfo, type SpectatorEvent } from 
 import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
 import { Connection } from './connection.js';
-import type { CatanBot } from './driver.js';
+import type { CatanBot } from './bots/bot.js';
 import { censorEvent, type GameEvent, type SeenEvent, type Viewer } from './events.js';
 import { Hall } from './lobby.js';
 import type { HistoryStep, Match } from './match.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
-import { CATAN_STRATEGIES, createCatanBot } from './driver.js';
+import { CATAN_STRATEGIES, createCatanBot } from './bots/strategies.js';
 import { CATAN_DEFAULTS, type CatanServerOptions } from './server.js';
 
 /**

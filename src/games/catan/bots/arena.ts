@@ -1,7 +1,7 @@
 import { Rng } from '../../../core/rng.js';
 import { legalFromView } from '../client-legal.js';
 import { ClientGame } from '../client-view.js';
-import type { CatanBot } from '../driver.js';
+import type { CatanBot } from './bot.js';
 import { censorEvent, type GameEvent } from '../events.js';
 import { lobbyPlayer, messagesFor, wireMap, type MessageContext } from '../messages.js';
 import { apply } from '../rules/apply.js';

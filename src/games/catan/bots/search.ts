@@ -1,5 +1,5 @@
 import { Rng } from '../../../core/rng.js';
-import type { CatanBot, DecisionContext } from '../driver.js';
+import type { CatanBot, DecisionContext } from './bot.js';
 import { apply } from '../rules/apply.js';
 import { parseCorner, parseEdge } from '../rules/geometry.js';
 import { legalActions, type LegalActions } from '../rules/legal.js';

@@ -1,6 +1,6 @@
 import type { Rng } from '../../../core/rng.js';
 import { stateFromView } from '../client-legal.js';
-import type { CatanBot, DecisionContext } from '../driver.js';
+import type { CatanBot, DecisionContext } from './bot.js';
 import { CORNER_LAND, HEX_CORNERS, parseCorner, parseEdge, parseLandHex } from '../rules/geometry.js';
 import type { LegalActions } from '../rules/legal.js';
 import { COST } from '../rules/resources.js';
