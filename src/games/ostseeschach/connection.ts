@@ -21,7 +21,9 @@ import { XmlStreamParser, type XmlLimits } from './xml/parser.js';
  * the only place that knows about the stream: the `<protocol>` before the first packet, the
  * closing of the stream, and how each way of leaving is reported (spec §3.1, §3.5):
  * - `<sc.protocol.CloseConnection/>`: RECEIVED_DISCONNECT, answered with `\n</protocol>`;
- * - `</protocol>` or end of stream: LOST_CONNECTION, answered the same way;
+ * - `</protocol>` or end of stream: LOST_CONNECTION, the stream just ends (issue #16), except for
+ *   a `</protocol>` after the client's game ended with `<left>`: `\n</protocol>` as recorded in
+ *   `join-invalid-then-CloseConnection`;
  * - an unknown element or broken XML: PROTOCOL_ERROR, the stream just ends.
  * A connection that has not become a participant (joined a room, redeemed a reservation or
  * authenticated as administrator) within `joinTimeoutMs` is stopped the way the official server
@@ -63,6 +65,8 @@ export class Connection implements LobbyPeer {
   private closed = false;
   private failed = false;
   private sentAny = false;
+  /** The last room packet this client got was `<left>`: its game is over and no other started. */
+  private afterLeft = false;
   /** Joined a room, redeemed a reservation or authenticated: no join timeout any more. */
   private participant = false;
   private joinTimer: Timer | null = null;
@@ -117,6 +121,7 @@ export class Connection implements LobbyPeer {
     const text = (this.sentAny ? '' : STREAM_OPEN) + formatServer(packet);
     this.sentAny = true;
     if (packet.type === 'joined') this.becameParticipant();
+    if (packet.type === 'joined' || packet.type === 'left') this.afterLeft = packet.type === 'left';
     this.write(text, matchId);
   }
 
@@ -156,7 +161,7 @@ export class Connection implements LobbyPeer {
         }
         case 'close':
           this.recordIn('</protocol>', null);
-          this.disconnect('LOST_CONNECTION');
+          this.disconnect('LOST_CONNECTION', this.afterLeft);
           break;
         case 'error': {
           badInputTotal.inc({ game: GAME, reason: event.code });
@@ -183,12 +188,12 @@ export class Connection implements LobbyPeer {
 
   /**
    * Ends the connection with `cause` and tells the lobby, which ends this client's games. Like
-   * the official server, the stream is closed first, so the leaver gets no result.
+   * the official server, the stream is closed first, so the leaver gets no result. Only a
+   * CloseConnection (and a `</protocol>` after `<left>`, `closeStream`) gets the end of the stream.
    */
-  disconnect(cause: DisconnectCause): void {
+  disconnect(cause: DisconnectCause, closeStream = cause === 'RECEIVED_DISCONNECT'): void {
     if (this.closed) return;
-    if (cause !== 'PROTOCOL_ERROR')
-      this.write(this.sentAny ? STREAM_CLOSE : STREAM_EMPTY, this.o.lobby.matchIdOf(this));
+    if (closeStream) this.write(this.sentAny ? STREAM_CLOSE : STREAM_EMPTY, this.o.lobby.matchIdOf(this));
     this.closed = true;
     this.clearJoinTimer();
     this.o.transport.end();

@@ -1,4 +1,4 @@
-import type { Coordinates, Move, Team } from './board.js';
+import type { Coordinates, Team } from './board.js';
 import type { RuleErrorCode } from './rules.js';
 
 /**
@@ -21,23 +21,29 @@ export const MISTAKE_TEXT: Readonly<Record<RuleErrorCode, string>> = {
 
 /** Kotlin `Coordinates.toString()`. */
 export const coordinatesText = (c: Coordinates): string => `[${c.x}|${c.y}]`;
-/** Kotlin `Move.toString()`. */
-export const moveText = (m: Move): string => `Zug von ${coordinatesText(m.from)} zu ${coordinatesText(m.to)}`;
+/** A move as read off the wire: `from` is null when the client left `<from>` out. */
+export interface MoveText {
+  readonly from: Coordinates | null;
+  readonly to: Coordinates;
+}
+/** Kotlin `Move.toString()` (a null field prints `null`). */
+export const moveText = (m: MoveText): string =>
+  `Zug von ${m.from === null ? 'null' : coordinatesText(m.from)} zu ${coordinatesText(m.to)}`;
 /** Kotlin `Player.toString()`: `ONE(Alice)`, `TWO()` when unnamed. */
 export const playerText = (team: Team, name: string): string => `${team}(${name})`;
 
 /** `InvalidMoveException.message`: the RULE_VIOLATION score reason. */
-export const violationReason = (code: RuleErrorCode, move: Move): string =>
+export const violationReason = (code: RuleErrorCode, move: MoveText): string =>
   `${MISTAKE_TEXT[code]} bei Zug '${moveText(move)}'`;
 
 /** The room error for an invalid move (to the offender and the observers). */
-export const invalidMoveMessage = (name: string, code: RuleErrorCode, move: Move): string =>
+export const invalidMoveMessage = (name: string, code: RuleErrorCode, move: MoveText): string =>
   `Ungueltiger Zug von '${name}'.\nInvalidMoveException(mistake=${MISTAKE_TEXT[code]}, move=${moveText(move)})`;
 
 export const notYourTurnMessage = (
   expected: { team: Team; name: string },
   actual: { team: Team; name: string },
-  move: Move,
+  move: MoveText,
 ): string =>
   `It's not your turn yet; expected: ${playerText(expected.team, expected.name)}, got ${playerText(actual.team, actual.name)} (msg was ${moveText(move)}).`;
 

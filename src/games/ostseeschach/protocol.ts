@@ -1,5 +1,5 @@
 import { err, ok, type Result } from '../../core/result.js';
-import type { Move, Team } from './board.js';
+import type { Coordinates, Move, Team } from './board.js';
 import { IDENTITY_HASH, moveText } from './messages.js';
 import { formatStateNode } from './protocol-state.js';
 import type { State } from './rules.js';
@@ -28,9 +28,19 @@ export interface SlotDescriptor {
   readonly reserved: boolean;
 }
 
+/**
+ * A move as a client sent it: XStream leaves a missing `<from>` null, and the official server
+ * judges such a move like any other (an invalid move, issue #16); a missing `<to>` is a
+ * protocol error.
+ */
+export interface ClientMove {
+  readonly from: Coordinates | null;
+  readonly to: Coordinates;
+}
+
 /** What a client may put into `<room><data class="…">`. Only a move is acted on. */
 export type ClientRoomData =
-  | { readonly class: 'move'; readonly move: Move }
+  | { readonly class: 'move'; readonly move: ClientMove }
   | { readonly class: 'moveRequest' }
   | { readonly class: 'welcomeMessage'; readonly color: string | null }
   | { readonly class: 'paused'; readonly paused: boolean };
@@ -75,7 +85,7 @@ export type RoomMessage =
   | { readonly class: 'memento'; readonly state: State }
   | { readonly class: 'moveRequest' }
   | { readonly class: 'result'; readonly result: GameResult }
-  | { readonly class: 'error'; readonly message: string; readonly original: Move | null }
+  | { readonly class: 'error'; readonly message: string; readonly original: ClientMove | null }
   | { readonly class: 'paused'; readonly paused: boolean };
 
 export type ServerPacket =
@@ -141,8 +151,8 @@ function parseCoordinates(
   return ok({ x, y });
 }
 
-/** `<from x y/><to x y/>` inside `data` or `originalMessage`. */
-export function parseMoveElement(e: XmlElement): Result<Move, ProtocolError> {
+/** `<from x y/><to x y/>` inside `data` or `originalMessage`; `<from>` may be missing (null). */
+export function parseClientMove(e: XmlElement): Result<ClientMove, ProtocolError> {
   for (const c of e.children)
     if (c.name !== 'from' && c.name !== 'to') return bad(`a move has no <${c.name}>`);
   if (
@@ -151,17 +161,26 @@ export function parseMoveElement(e: XmlElement): Result<Move, ProtocolError> {
   ) {
     return bad('a move has one <from> and one <to>');
   }
-  const from = parseCoordinates(child(e, 'from'), 'from');
+  const fromElement = child(e, 'from');
+  const from = fromElement === undefined ? ok(null) : parseCoordinates(fromElement, 'from');
   if (!from.ok) return from;
   const to = parseCoordinates(child(e, 'to'), 'to');
   if (!to.ok) return to;
   return ok({ from: from.value, to: to.value });
 }
 
+/** A complete move (`<from>` and `<to>`), as in our client's `originalMessage`. */
+export function parseMoveElement(e: XmlElement): Result<Move, ProtocolError> {
+  const move = parseClientMove(e);
+  if (!move.ok) return move;
+  const { from, to } = move.value;
+  return from === null ? bad('a move needs <from>') : ok({ from, to });
+}
+
 function parseRoomData(e: XmlElement): Result<ClientRoomData, ProtocolError> {
   switch (attr(e, 'class')) {
     case 'move': {
-      const move = parseMoveElement(e);
+      const move = parseClientMove(e);
       return move.ok ? ok({ class: 'move', move: move.value }) : move;
     }
     case 'moveRequest':
@@ -233,7 +252,11 @@ export function parseClient(e: XmlElement): Result<ClientPacket, ProtocolError> 
 
 const coordinates = (name: string, c: { x: number; y: number }): XmlNode =>
   el(name, { x: String(c.x), y: String(c.y) });
-const moveChildren = (m: Move): XmlNode[] => [coordinates('from', m.from), coordinates('to', m.to)];
+/** XStream leaves out a null field: a move without `<from>` is written without it. */
+const moveChildren = (m: ClientMove): XmlNode[] => [
+  ...(m.from === null ? [] : [coordinates('from', m.from)]),
+  coordinates('to', m.to),
+];
 
 function clientDataNode(d: ClientRoomData): XmlNode {
   switch (d.class) {

@@ -3,7 +3,7 @@ import { INTERNAL_ERROR } from '../../core/guard.js';
 import type { Logger } from '../../core/log.js';
 import { matchesTotal } from '../../core/metrics.js';
 import type { RecordStore } from '../../core/records.js';
-import { moveName, type Move, type Team } from './board.js';
+import { moveName, squareName, type Team } from './board.js';
 import {
   invalidMoveMessage,
   notRequestedMessage,
@@ -11,7 +11,7 @@ import {
   violationReason,
   type DisconnectCause,
 } from './messages.js';
-import type { GameResult, RoomMessage, ServerPacket, SlotDescriptor } from './protocol.js';
+import type { ClientMove, GameResult, RoomMessage, ServerPacket, SlotDescriptor } from './protocol.js';
 import { RoomRecord } from './room-record.js';
 import { apply, isOver, mementoOrder, round, toMove, type State } from './rules.js';
 import { scoreGame } from './score.js';
@@ -70,6 +70,9 @@ interface Pending {
 
 const TEAMS: readonly Team[] = ['ONE', 'TWO'];
 const GAME = 'ostseeschach';
+/** A move's name in the record's events (`01-12`; `null-12` when `<from>` was missing). */
+const recordedName = (m: ClientMove): string =>
+  m.from === null ? `null-${squareName(m.to)}` : moveName({ from: m.from, to: m.to });
 
 export class Room {
   readonly id: string;
@@ -240,7 +243,7 @@ export class Room {
   }
 
   /** A move from a peer. Returns 'not-member' when the peer holds no seat here (a lobby error). */
-  onMove(peer: RoomPeer, move: Move): 'not-member' | null {
+  onMove(peer: RoomPeer, move: ClientMove): 'not-member' | null {
     const slot = this.slots.find((s) => s.peer === peer);
     if (!slot) return 'not-member';
     if (this.status === 'over') return null;
@@ -267,26 +270,28 @@ export class Room {
     if (pending.canTimeout && elapsed > this.o.softTimeoutMs) {
       // The late move is dropped without an error message (spec §3.7, §4 #9).
       slot.softTimeout = true;
-      this.event(slot.team, 'softTimeout', { elapsedMs: elapsed, move: moveName(move) });
+      this.event(slot.team, 'softTimeout', { elapsedMs: elapsed, move: recordedName(move) });
       this.stop();
       return null;
     }
-    const applied = apply(this.state, move);
-    if (!applied.ok) {
-      const code = applied.error.code;
+    const from = move.from;
+    // Without <from> the official rules find no own piece to move (issue #16).
+    const applied = from === null ? null : apply(this.state, { from, to: move.to });
+    if (applied === null || !applied.ok) {
+      const code = applied === null ? 'WRONG_COLOR' : applied.error.code;
       this.violate(slot, invalidMoveMessage(slot.name, code, move), violationReason(code, move), move, true);
       return null;
     }
     this.state = applied.value;
-    this.event(slot.team, 'move', { turn: this.state.turn, move: moveName(move), elapsedMs: elapsed });
+    this.event(slot.team, 'move', { turn: this.state.turn, move: recordedName(move), elapsedMs: elapsed });
     this.next();
     return null;
   }
 
   /** A rule violation: the room error (to observers too for invalid moves), then the end. */
-  private violate(slot: Slot, message: string, reason: string, move: Move, observersToo: boolean): void {
+  private violate(slot: Slot, message: string, reason: string, move: ClientMove, observersToo: boolean): void {
     slot.violation = reason;
-    this.event(slot.team, 'violation', { move: moveName(move), reason });
+    this.event(slot.team, 'violation', { move: recordedName(move), reason });
     this.o.log.info({ room: this.id, team: slot.team, reason }, 'rule violation');
     const data: RoomMessage = { class: 'error', message, original: move };
     this.toSlot(slot, data);

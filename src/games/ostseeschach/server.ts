@@ -98,7 +98,7 @@ export class OstseeschachServer implements GameServer {
   constructor(private readonly o: OstseeschachServerOptions) {
     this.clock = o.clock ?? systemClock;
     this.log = o.log.child({ game: GAME });
-    // Half-open: after a client's FIN we still send `\n</protocol>` (spec §3.5).
+    // Half-open: a client's FIN is a LOST_CONNECTION; its socket is ended by the connection, not by Node.
     this.tcp = new TcpEndpoint({
       host: o.host,
       port: o.port,
@@ -197,8 +197,7 @@ export class OstseeschachServer implements GameServer {
         end: () => {
           if (socket.destroyed) return;
           socket.end();
-          // Half-open sockets are allowed so that a client's FIN can still be answered; one that
-          // never closes its side must not linger.
+          // A client that never closes its side of an ended stream must not linger.
           setTimeout(() => socket.destroy(), lingerMs).unref();
         },
       },

@@ -18,7 +18,9 @@ import { wire } from './wire-harness.js';
 function recordedMoves(file: string): Move[] {
   return parsePackets(wire(file)).packets.flatMap((e) => {
     const p = parseClient(e);
-    return p.ok && p.value.type === 'room' && p.value.data?.class === 'move' ? [p.value.data.move] : [];
+    if (!p.ok || p.value.type !== 'room' || p.value.data?.class !== 'move') return [];
+    const { from, to } = p.value.data.move;
+    return from === null ? [] : [{ from, to }];
   });
 }
 

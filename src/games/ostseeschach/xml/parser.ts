@@ -65,6 +65,12 @@ export class XmlStreamParser {
   /** Input text not yet attributed to a packet, and the stream position where it starts. */
   private pending = '';
   private pendingStart = 0;
+  /**
+   * Text before the first `<` of the stream, which the official reader ignores (issue #16): it is
+   * skipped, never parsed, and counts against the first packet's limit.
+   */
+  private skipped = 0;
+  private reachedMarkup = false;
 
   constructor(limits: Partial<XmlLimits> = {}) {
     this.limits = { ...DEFAULT_XML_LIMITS, ...limits };
@@ -86,12 +92,24 @@ export class XmlStreamParser {
     if (this.stopped) return [];
     this.events = [];
     try {
-      const text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
+      let text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
+      if (!this.reachedMarkup) {
+        const start = text.indexOf('<');
+        this.skipped += start < 0 ? text.length : start;
+        if (this.skipped > this.limits.maxPacketChars) {
+          this.fail('too-large', `a packet is longer than ${this.limits.maxPacketChars} characters`);
+          return this.events;
+        }
+        if (start < 0) return this.events;
+        this.reachedMarkup = true;
+        text = text.slice(start);
+      }
       for (let i = 0; i < text.length && !this.halted(); i += SLICE) {
         const slice = text.slice(i, i + SLICE);
         this.pending += slice;
         this.sax.write(slice);
-        if (!this.halted() && this.sax.position - this.pendingStart > this.limits.maxPacketChars) {
+        const prelude = this.rootOpen ? 0 : this.skipped;
+        if (!this.halted() && this.sax.position - this.pendingStart + prelude > this.limits.maxPacketChars) {
           this.fail('too-large', `a packet is longer than ${this.limits.maxPacketChars} characters`);
         }
       }
