@@ -27,6 +27,8 @@ export interface MiaClientOptions {
   heartbeatTimeoutMs?: number;
   /** Every datagram received, as text, before it is handled. */
   onMessage?: (line: string) => void;
+  /** Asked at each invitation (ROUND STARTING) whether to JOIN; default: always (the house line-up sits some out). */
+  joins?: () => boolean;
 }
 
 export interface MiaClientStats {
@@ -296,7 +298,7 @@ export class MiaClient {
       case 'ECHOING':
         return;
       case 'ROUND STARTING':
-        if (bot && !this.stopping && this.firstTime(m.type, m.token)) this.send({ type: 'JOIN', token: m.token });
+        if (bot && !this.stopping && this.firstTime(m.type, m.token) && (this.options.joins?.() ?? true)) this.send({ type: 'JOIN', token: m.token });
         return;
       case 'ROUND CANCELED':
         this.round = freshRound();

@@ -7,6 +7,7 @@ import type { GameServer } from '../../core/game-server.js';
 import type { GameCommands, GameModule, ServeContext } from '../types.js';
 import { createBot, MIA_STRATEGIES, type MiaStrategy } from './bots/index.js';
 import { MiaClient } from './client.js';
+import { HouseLineup } from './house.js';
 import { isValidName, MAX_NAME_LENGTH } from './protocol.js';
 import { summarizeRound, verifyRound } from './replay.js';
 import { MiaServer } from './server.js';
@@ -17,18 +18,27 @@ export type { MiaSnapshot } from './snapshot.js';
 const HOUSE: readonly MiaStrategy[] = ['adaptive', 'probabilistic', 'honest', 'random'];
 
 async function startHouseBots(ctx: ServeContext, server: GameServer): Promise<Stoppable[]> {
-  const count = ctx.settings.games.mia.houseBots;
+  const { houseBots: count, maxMissedRounds } = ctx.settings.games.mia;
   const port = server.info().port;
   const clients: Stoppable[] = [];
-  for (let i = 0; i < count; i++) {
+  const names = Array.from({ length: count }, (_, i) => {
     const strategy = HOUSE[i % HOUSE.length] as MiaStrategy;
-    const name = `house-${strategy}${i >= HOUSE.length ? String(Math.floor(i / HOUSE.length) + 1) : ''}`;
+    return { strategy, name: `house-${strategy}${i >= HOUSE.length ? String(Math.floor(i / HOUSE.length) + 1) : ''}` };
+  });
+  // Without a seed every start draws other line-ups (as the server rolls other dice); with one, the same.
+  const lineup = new HouseLineup(
+    names.map((n) => n.name),
+    ctx.settings.seed === '' ? Date.now() : ctx.settings.seed,
+    maxMissedRounds,
+  );
+  for (const { strategy, name } of names) {
     const client = new MiaClient({
       host: '127.0.0.1',
       port,
       name,
       bot: createBot(strategy, `${ctx.settings.seed}:${name}`),
       log: ctx.log.child({ bot: name }),
+      joins: () => lineup.joins(name),
     });
     await client.start();
     clients.push({ name: `mia bot ${name}`, stop: () => client.stop() });
