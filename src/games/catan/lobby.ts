@@ -104,6 +104,7 @@ export class Hall {
       id: null,
       name: null,
       colour: null,
+      refusedName: null,
       status: 'Spiel starten',
       kind,
       lobby: null,
@@ -222,6 +223,7 @@ export class Hall {
       this.fail(session, MELDUNG_SERVER.wrongStatus);
       return;
     }
+    session.refusedName = null;
     if (name.trim() === '' || codePoints(name) > MAX_NAME_LENGTH) {
       this.fail(session, MELDUNG_SERVER.invalidName);
       return;
@@ -232,6 +234,10 @@ export class Hall {
       return;
     }
     if (lobby.members.some((m) => m !== session && m.colour === chosen)) {
+      // Our reading of seed §8 refuses the taken colour here already; a client that reads it
+      // literally sends `Spiel starten` next and must hear about the colour there, not the name.
+      // A player who has a colour keeps name and colour unchanged.
+      if (session.colour === null) session.refusedName = name;
       this.fail(session, MELDUNG_SERVER.colourTaken);
       return;
     }
@@ -244,6 +250,11 @@ export class Hall {
   private startGame(session: Session, lobby: Lobby): void {
     if (session.status !== 'Spiel starten') {
       this.fail(session, MELDUNG_SERVER.wrongStatus);
+      return;
+    }
+    if (session.refusedName !== null) {
+      // Seed §8: Spiel starten is accepted only with a colour nobody else has.
+      this.fail(session, MELDUNG_SERVER.colourTaken);
       return;
     }
     if (session.name === null) {

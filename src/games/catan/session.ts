@@ -16,6 +16,12 @@ export interface Session {
   id: number | null;
   name: string | null;
   colour: Colour | null;
+  /**
+   * The name of a `Spieler` refused only because its colour was taken, from a player without a
+   * colour: kept (but shown to nobody), so that a `Spiel starten` after it is answered with
+   * `Farbe bereits vergeben` (seed §8) rather than `Ungueltiger Name`.
+   */
+  refusedName: string | null;
   status: Status;
   kind: SeatKind;
   lobby: Lobby | null;
