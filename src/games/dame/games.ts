@@ -24,6 +24,8 @@ export interface CreateGameOptions {
   moveTimeMs?: number;
   /** A seat the built-in engine plays (it counts as connected). */
   engineSeat?: Seat | null;
+  /** The engine seat's think time per single move (house games vary it); default the server's `engineTimeMs`. */
+  engineTimeMs?: number;
   /** A start position other than the initial one (tests and analysis; the side to move moves first). */
   start?: DameState;
   /** The IP of the client whose `ID` creates the game: counted against its share (`maxGamesPerHost`). */
@@ -95,6 +97,8 @@ export class DameGames {
   create(options: CreateGameOptions = {}): Result<Match, CreateGameError> {
     const moveTimeMs = options.moveTimeMs ?? this.o.defaultMoveTimeMs;
     if (!Number.isInteger(moveTimeMs) || moveTimeMs < 1 || moveTimeMs > 3_600_000) return err('invalid-move-time');
+    const engineTimeMs = options.engineTimeMs ?? (this.o.engineTimeMs !== null && this.o.engineTimeMs > 0 ? this.o.engineTimeMs : moveTimeMs);
+    if (!Number.isInteger(engineTimeMs) || engineTimeMs < 1 || engineTimeMs > 3_600_000) return err('invalid-move-time');
     let id = options.id;
     if (id !== undefined) {
       if (!isGameId(id)) return err('invalid-id');
@@ -118,7 +122,7 @@ export class DameGames {
       id,
       name: options.name ?? defaultGameName(this.o.clock.now()),
       moveTimeMs,
-      engineTimeMs: this.o.engineTimeMs !== null && this.o.engineTimeMs > 0 ? this.o.engineTimeMs : moveTimeMs,
+      engineTimeMs,
       engineSeat,
       start: options.start ?? initialState(),
       timing: this.o.timing,

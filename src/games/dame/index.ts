@@ -1,15 +1,14 @@
-import { guard } from '../../core/guard.js';
-import { RateLimitedWarn } from '../../core/hosts.js';
 import type { GameServer } from '../../core/game-server.js';
 import type { Stoppable } from '../../core/lifecycle.js';
 import type { GameCommands, GameModule, ServeContext } from '../types.js';
 import { createDameBot } from './bots/index.js';
 import { DameClient } from './client.js';
 import { registerDameBotCommand } from './commands.js';
+import { startHouseTables } from './house.js';
 import { registerDameNewCommand } from './new-command.js';
 import { botPlayer } from './players.js';
 import { verifyDameMatch } from './replay.js';
-import { DameGameError, DameServer } from './server.js';
+import { DameServer } from './server.js';
 import { dameServerOptions } from './settings.js';
 import { registerDameWebRoutes } from './web.js';
 
@@ -26,65 +25,30 @@ function dameOf(server: GameServer): DameServer {
 }
 
 /**
- * One house game after another: the server's engine seat (White) against a client bot (Black) as a
- * real network client. Every step is guarded: a game that cannot be created (a full table) or a
- * round that fails is logged (rate-limited) and tried again after `housePauseMs`, so the loop
- * never stops and never takes the process down.
+ * The house tables of house.ts on this server: the server's engine seat against a client bot that
+ * plays over real TCP, colours and line-up changing from game to game (docs/dame.md).
  */
 function startHouseBots(ctx: ServeContext, server: GameServer): Promise<Stoppable[]> {
   const s = ctx.settings.games.dame;
   const dame = dameOf(server);
-  const log = ctx.log.child({ game: 'dame', part: 'house' });
-  const warn = new RateLimitedWarn(log, 60_000);
-  const parts: Stoppable[] = [];
-  for (let i = 0; i < s.houseGames; i++) {
-    let client: DameClient | null = null;
-    let stopped = false;
-    let timer: NodeJS.Timeout | null = null;
-    let round = 0;
-    const later = (): void => {
-      if (stopped) return;
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(next, s.housePauseMs);
-      timer.unref();
-    };
-    const next = guard(
-      log,
-      'dame house game',
-      () => {
-        timer = null;
-        if (stopped) return;
-        let gameId: string;
-        try {
-          gameId = dame.createGame({ name: `House game ${i + 1}.${round}`, moveTimeMs: s.houseMoveTimeMs, engineSeat: 0 });
-        } catch (err) {
-          if (!(err instanceof DameGameError)) throw err;
-          warn.warn(`house:${err.code}`, { code: err.code, house: i + 1 }, `cannot create a house game (${err.message}): trying again later`);
-          later();
-          return;
-        }
-        const bot = createDameBot(round % 2 === 0 ? 'greedy' : 'depth2');
-        client = new DameClient({ host: '127.0.0.1', port: dame.info().port, gameId, seat: 1, player: botPlayer(bot, `house:${i}:${round}`), log: ctx.log.child({ bot: `dame-house-${i}` }) });
-        round++;
-        void client.run().then(later, (err: unknown) => {
-          log.warn({ err }, 'dame house game failed');
-          later();
-        });
+  return Promise.resolve(
+    startHouseTables({
+      tables: s.houseGames,
+      // No seed: a new schedule each start, as the other games' house bots do.
+      seed: ctx.settings.seed === '' ? String(Date.now()) : ctx.settings.seed,
+      moveTimeMs: s.houseMoveTimeMs,
+      engineMs: s.engineTimeMs > 0 ? s.engineTimeMs : s.houseMoveTimeMs,
+      pauseMs: s.housePauseMs,
+      log: ctx.log.child({ game: 'dame', part: 'house' }),
+      createGame: (options) => dame.createGame(options),
+      play: (plan, gameId) => {
+        const seat = plan.engineSeat === 0 ? 1 : 0;
+        const player = botPlayer(createDameBot(plan.opponent), plan.botSeed);
+        const client = new DameClient({ host: '127.0.0.1', port: dame.info().port, gameId, seat, player, log: ctx.log.child({ bot: `dame-house-${plan.table}` }) });
+        return { done: client.run(), stop: () => client.stop() };
       },
-      // Anything else that throws is logged with its stack by guard; the loop goes on.
-      () => later(),
-    );
-    next();
-    parts.push({
-      name: `dame house game ${i + 1}`,
-      stop: () => {
-        stopped = true;
-        if (timer) clearTimeout(timer);
-        client?.stop();
-      },
-    });
-  }
-  return Promise.resolve(parts);
+    }),
+  );
 }
 
 export const dame: GameModule = {

@@ -38,7 +38,7 @@ export const dameSettingsSchema = z
     maxGamesPerHost: z.number().int().min(0).max(100_000),
     /** A game that has not started this long after a client took a seat (or created it) is closed; 0: never. */
     idleSeatTimeoutMs: z.number().int().min(0).max(86_400_000),
-    /** House games `npm start` keeps going: the engine (White) against a client bot (Black). */
+    /** House games `npm start` keeps going: the engine against a client bot, colours and line-up changing (house.ts). */
     houseGames: z.number().int().min(0).max(8),
     /** Move time of house games (shorter than a student's, so there is more to watch). */
     houseMoveTimeMs: ms,

@@ -324,7 +324,7 @@ describe('the house loop', () => {
     const { server: s, startHouse } = await startModule({ maxGames: 3, maxGamesPerHost: 0, maxConnectionsPerHost: 0, houseMoveTimeMs: 1000, housePauseMs: 600 }, log);
     const create = vi.spyOn(s, 'createGame');
     await startHouse();
-    await until(() => s.listGames().some((g) => g.name === 'House game 1.0' && g.status === 'running'), 5000, 'the first house game');
+    await until(() => s.listGames().some((g) => g.name.startsWith('House game 1.0:') && g.status === 'running'), 5000, 'the first house game');
     const attackers: RawClient[] = [];
     const occupy = async (n: number): Promise<string> => {
       const joined = await join(s.port, gameId('fill', n), 'PLAYER 0', '2.1', ATTACKER);
@@ -337,7 +337,7 @@ describe('the house loop', () => {
     expect(await occupy(2)).toBe('+ YOU 0 White Player');
     // The house game ends; the attacker takes its slot before the house loop's pause is over.
     clients[0]!.stop();
-    await until(() => s.listGames().some((g) => g.name === 'House game 1.0' && g.status === 'over'), 5000, 'the house game to end');
+    await until(() => s.listGames().some((g) => g.name.startsWith('House game 1.0:') && g.status === 'over'), 5000, 'the house game to end');
     expect(await occupy(3)).toBe('+ YOU 0 White Player');
     expect(await occupy(4)).toBe('- Game does not exist');
 
@@ -350,7 +350,7 @@ describe('the house loop', () => {
 
     // Room again: the next house game starts.
     for (const a of attackers) a.close();
-    await until(() => s.listGames().some((g) => g.name === 'House game 1.1' && g.status === 'running'), 5000, 'the next house game');
+    await until(() => s.listGames().some((g) => g.name.startsWith('House game 1.1:') && g.status === 'running'), 5000, 'the next house game');
   }, 30_000);
 
   it('an exception thrown in the house loop is logged with its stack, and the loop goes on', async () => {
@@ -363,7 +363,7 @@ describe('the house loop', () => {
       return createGame(o);
     });
     await startHouse();
-    await until(() => s.listGames().some((g) => g.name === 'House game 1.0' && g.plies >= 2), 10_000, 'a house game after the fault');
+    await until(() => s.listGames().some((g) => g.name.startsWith('House game 1.0:') && g.plies >= 2), 10_000, 'a house game after the fault');
     const error = lines.find((l) => l.level === 50 && (l.err as { message?: string } | undefined)?.message === 'injected fault in the house loop');
     expect(error).toBeDefined();
     expect((error!.err as { stack?: string }).stack).toContain('hardening.test.ts');
