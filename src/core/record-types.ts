@@ -44,3 +44,35 @@ export interface MatchDetail extends MatchRecord {
   events: EventRecord[];
   wire: WireRecord[];
 }
+
+/** Matches that started in one hour, counted by status (`/api/match-hours`). */
+export interface HourGroup {
+  /** The hour's start, ms since epoch (UTC hours). */
+  hour: number;
+  matches: number;
+  finished: number;
+  aborted: number;
+  running: number;
+}
+
+/** A match without its wire log (`/api/matches/:id?wire=0`): the log comes in pages. */
+export interface MatchSummary extends MatchRecord {
+  events: EventRecord[];
+  /** Wire log lines (a multi-line entry counts once per line). */
+  wireLines: number;
+}
+
+/** One line of a wire log page; `key` is unique within the match (entry seq, line index). */
+export interface WireLine extends WireRecord {
+  key: string;
+}
+
+/** A page of a match's wire log (`/api/matches/:id/wire`), one line per row. */
+export interface WirePage {
+  /** Lines with the connection filter, before paging. */
+  total: number;
+  offset: number;
+  /** Every connection of the match with its line count. */
+  conns: { conn: string; lines: number }[];
+  lines: WireLine[];
+}

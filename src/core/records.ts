@@ -16,9 +16,9 @@ import { CRASH, SERVER_STOPPED } from './guard.js';
  * An in-memory store (tests) writes on the calling thread.
  */
 
-import type { MatchDetail, MatchRecord, MatchStatus, SeatRecord, WireRecord } from './record-types.js';
+import type { HourGroup, MatchDetail, MatchRecord, MatchStatus, SeatRecord, WireRecord } from './record-types.js';
 
-export type { EventRecord, MatchDetail, MatchRecord, MatchStatus, SeatRecord, WireRecord } from './record-types.js';
+export type { EventRecord, HourGroup, MatchDetail, MatchRecord, MatchStatus, SeatRecord, WireRecord } from './record-types.js';
 
 /**
  * How a process opens the store:
@@ -63,9 +63,18 @@ export class StoreLockedError extends Error {
 
 export interface ListOptions {
   game?: string | undefined;
+  /** Leave out the matches of this game (the dashboard lists Mia's many rounds per hour instead). */
+  notGame?: string | undefined;
   status?: MatchStatus | undefined;
+  /** Only matches with a seat of this name. */
+  player?: string | undefined;
   limit?: number | undefined;
+  /** Skip this many of the matches found (paging). */
+  offset?: number | undefined;
+  /** Started before this (ms since epoch). */
   before?: number | undefined;
+  /** Started at or after this (ms since epoch). */
+  since?: number | undefined;
 }
 
 const MIGRATIONS: readonly string[] = [
@@ -506,25 +515,30 @@ export class RecordStore {
 
   listMatches(options: ListOptions = {}): MatchRecord[] {
     this.flush();
-    const where: string[] = [];
-    const args: (string | number)[] = [];
-    if (options.game !== undefined) {
-      where.push('game = ?');
-      args.push(options.game);
-    }
-    if (options.status !== undefined) {
-      where.push('status = ?');
-      args.push(options.status);
-    }
-    if (options.before !== undefined) {
-      where.push('started_at < ?');
-      args.push(options.before);
-    }
-    const sql = `SELECT * FROM matches ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
-                 ORDER BY started_at DESC, rowid DESC LIMIT ?`;
-    args.push(Math.min(Math.max(options.limit ?? 50, 1), 1000));
+    const [where, args] = listFilter(options);
+    const sql = `SELECT * FROM matches ${where} ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?`;
+    args.push(Math.min(Math.max(options.limit ?? 50, 1), 1000), Math.max(options.offset ?? 0, 0));
     const rows = this.db.prepare(sql).all(...args) as MatchRow[];
     return rows.map((r) => this.toMatch(r));
+  }
+
+  /** How many matches `listMatches` finds with these filters, without limit and offset. */
+  countListed(options: ListOptions = {}): number {
+    this.flush();
+    const [where, args] = listFilter(options);
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM matches ${where}`).get(...args) as { n: number }).n;
+  }
+
+  /** The matches `listMatches` finds, counted per hour they started in, newest hour first. */
+  listHours(options: ListOptions = {}): HourGroup[] {
+    this.flush();
+    const [where, args] = listFilter(options);
+    const sql = `SELECT (started_at / 3600000) * 3600000 AS hour, COUNT(*) AS matches,
+                   SUM(status = 'finished') AS finished, SUM(status = 'aborted') AS aborted,
+                   SUM(status = 'running') AS running
+                 FROM matches ${where} GROUP BY hour ORDER BY hour DESC LIMIT ? OFFSET ?`;
+    args.push(Math.min(Math.max(options.limit ?? 50, 1), 1000), Math.max(options.offset ?? 0, 0));
+    return this.db.prepare(sql).all(...args) as HourGroup[];
   }
 
   getMatch(id: string): MatchDetail | null {
@@ -687,6 +701,24 @@ export class RecordStore {
       seats: seats.map((s) => ({ seat: s.seat, name: s.name, kind: s.kind, address: s.address ?? undefined })),
     };
   }
+}
+
+/** The WHERE clause (with its arguments) of a listing's filters. */
+function listFilter(options: ListOptions): [string, (string | number)[]] {
+  const where: string[] = [];
+  const args: (string | number)[] = [];
+  const add = (clause: string, value: string | number | undefined) => {
+    if (value === undefined) return;
+    where.push(clause);
+    args.push(value);
+  };
+  add('game = ?', options.game);
+  add('game <> ?', options.notGame);
+  add('status = ?', options.status);
+  add('id IN (SELECT match_id FROM seats WHERE name = ?)', options.player);
+  add('started_at < ?', options.before);
+  add('started_at >= ?', options.since);
+  return [where.length ? `WHERE ${where.join(' AND ')}` : '', args];
 }
 
 /**

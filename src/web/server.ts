@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { GameServer, LeaderboardEntry, ServerInfo } from '../core/game-server.js';
 import type { Logger } from '../core/log.js';
 import { registry } from '../core/metrics.js';
+import type { MatchSummary, WireLine, WirePage, WireRecord } from '../core/record-types.js';
 import type { RecordStore } from '../core/records.js';
 import { isLoopbackHost } from '../core/hosts.js';
 import { newToken, redactToken, requireToken, type ReadOnlyRouteConfig } from './exposure.js';
@@ -61,10 +62,31 @@ const matchQuery = z.strictObject({
       .regex(/^[a-z0-9_-]+$/i, 'game: letters, digits, - or _')
       .optional(),
   ),
+  notGame: z.preprocess(emptyToUndefined, z.string().max(64).optional()),
   status: z.preprocess(emptyToUndefined, z.enum(['running', 'finished', 'aborted']).optional()),
+  player: z.preprocess(emptyToUndefined, z.string().max(200).optional()),
   limit: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1000).optional()),
+  offset: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(1e9).optional()),
   before: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).optional()),
+  since: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).optional()),
 });
+
+const detailQuery = z.strictObject({ wire: z.enum(['0', '1']).optional() });
+
+const wireQuery = z.strictObject({
+  conn: z.preprocess(emptyToUndefined, z.string().max(200).optional()),
+  limit: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(2000).optional()),
+  offset: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(1e9).optional()),
+});
+
+/** A match's wire log one line per row: a server that writes a step's lines at once (Catan) records one entry. */
+function wireLines(wire: readonly WireRecord[]): WireLine[] {
+  return wire.flatMap((w) =>
+    w.data.includes('\n')
+      ? w.data.split('\n').map((data, i) => ({ ...w, data, key: `${w.seq}.${i}` }))
+      : [{ ...w, key: String(w.seq) }],
+  );
+}
 
 function describeIssues(error: z.ZodError): string {
   return error.issues
@@ -164,17 +186,53 @@ export function createWebServer(options: WebOptions): WebServer {
       return reply.send(entries);
     });
 
+    // The total with these filters (for paging) goes in a header, so the body stays a plain list.
     api.get('/api/matches', (request, reply) => {
       const parsed = matchQuery.safeParse(request.query);
       if (!parsed.success)
         return reply.code(400).send({ error: `bad query: ${describeIssues(parsed.error)}` });
+      const { limit: _limit, offset: _offset, ...filters } = parsed.data;
+      void reply.header('x-total-count', String(store.countListed(filters)));
       return reply.send(store.listMatches(parsed.data));
     });
 
+    api.get('/api/match-hours', (request, reply) => {
+      const parsed = matchQuery.safeParse(request.query);
+      if (!parsed.success)
+        return reply.code(400).send({ error: `bad query: ${describeIssues(parsed.error)}` });
+      return reply.send(store.listHours(parsed.data));
+    });
+
     api.get<{ Params: { id: string } }>('/api/matches/:id', (request, reply) => {
+      const parsed = detailQuery.safeParse(request.query);
+      if (!parsed.success)
+        return reply.code(400).send({ error: `bad query: ${describeIssues(parsed.error)}` });
       const match = store.getMatch(request.params.id);
       if (!match) return reply.code(404).send({ error: `no match with id ${request.params.id}` });
-      return reply.send(match);
+      if (parsed.data.wire !== '0') return reply.send(match);
+      const { wire, ...rest } = match;
+      const summary: MatchSummary = { ...rest, wireLines: wireLines(wire).length };
+      return reply.send(summary);
+    });
+
+    api.get<{ Params: { id: string } }>('/api/matches/:id/wire', (request, reply) => {
+      const parsed = wireQuery.safeParse(request.query);
+      if (!parsed.success)
+        return reply.code(400).send({ error: `bad query: ${describeIssues(parsed.error)}` });
+      const match = store.getMatch(request.params.id);
+      if (!match) return reply.code(404).send({ error: `no match with id ${request.params.id}` });
+      const all = wireLines(match.wire);
+      const counts = new Map<string, number>();
+      for (const w of all) counts.set(w.conn, (counts.get(w.conn) ?? 0) + 1);
+      const { conn, limit = 200, offset = 0 } = parsed.data;
+      const chosen = conn === undefined ? all : all.filter((w) => w.conn === conn);
+      const page: WirePage = {
+        total: chosen.length,
+        offset,
+        conns: [...counts].map(([c, lines]) => ({ conn: c, lines })),
+        lines: chosen.slice(offset, offset + limit),
+      };
+      return reply.send(page);
     });
 
     api.route<{ Querystring: { game?: string } }>({

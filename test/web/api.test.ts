@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { silentLogger } from '../../src/core/log.js';
+import type { MatchSummary, WirePage } from '../../src/core/record-types.js';
 import type { MatchDetail, MatchRecord } from '../../src/core/records.js';
 import { RecordStore } from '../../src/core/records.js';
 import type { MiaSnapshot } from '../../src/games/mia/snapshot.js';
@@ -15,6 +16,7 @@ import {
   pollUntil,
   ROUND_ONE_WIRE,
   seedStore,
+  T0,
   type SeededMatches,
 } from './fixtures.js';
 
@@ -110,6 +112,7 @@ describe('web API', () => {
     return {
       status: response.status,
       type: response.headers.get('content-type') ?? '',
+      total: response.headers.get('x-total-count'),
       text,
       json: () => JSON.parse(text) as unknown,
     };
@@ -247,11 +250,59 @@ describe('web API', () => {
       expect(await ids('?game=&status=')).toHaveLength(3);
     });
 
+    it('filters by player, leaves a game out, pages with offset and counts the total', async () => {
+      const list = async (q: string) => {
+        const r = await get(`/api/matches${q}`);
+        expect(r.status).toBe(200);
+        return { ids: (r.json() as MatchRecord[]).map((m) => m.id), total: r.total };
+      };
+      expect(await list('?player=red-bot')).toEqual({ ids: [seeded.connect4], total: '1' });
+      expect(await list('?player=alice')).toEqual({ ids: [seeded.roundTwo, seeded.roundOne], total: '2' });
+      expect(await list('?player=nobody')).toEqual({ ids: [], total: '0' });
+      expect(await list('?notGame=mia')).toEqual({ ids: [seeded.connect4], total: '1' });
+      expect(await list('?limit=1&offset=1')).toEqual({ ids: [seeded.connect4], total: '3' });
+      expect(await list('?limit=2&offset=2')).toEqual({ ids: [seeded.roundOne], total: '3' });
+      expect(await list('?offset=3')).toEqual({ ids: [], total: '3' });
+      expect(await list(`?game=mia&since=${T0 + 1}`)).toEqual({ ids: [seeded.roundTwo], total: '1' });
+    });
+
+    it('counts the matches per hour they started in', async () => {
+      const r = await get('/api/match-hours?game=mia');
+      expect(r.status).toBe(200);
+      expect(r.json()).toEqual([{ hour: T0, matches: 2, finished: 1, aborted: 1, running: 0 }]);
+      expect((await get('/api/match-hours?player=red-bot')).json()).toEqual([
+        { hour: T0, matches: 1, finished: 1, aborted: 0, running: 0 },
+      ]);
+      expect((await get('/api/match-hours?offset=-1')).status).toBe(400);
+    });
+
+    it('sends a match without its wire log, and the log in pages of lines', async () => {
+      const summary = (await get(`/api/matches/${seeded.roundOne}?wire=0`)).json() as MatchSummary;
+      expect(summary).not.toHaveProperty('wire');
+      expect(summary.wireLines).toBe(ROUND_ONE_WIRE.length);
+      expect(summary.events).toHaveLength(4);
+
+      const page = (await get(`/api/matches/${seeded.roundOne}/wire?offset=2&limit=3`)).json() as WirePage;
+      expect(page.total).toBe(ROUND_ONE_WIRE.length);
+      expect(page.offset).toBe(2);
+      expect(page.lines.map((l) => l.data)).toEqual(ROUND_ONE_WIRE.slice(2, 5).map((w) => w.data));
+      expect(page.conns).toContainEqual({ conn: '*', lines: 6 });
+
+      const bob = (await get(`/api/matches/${seeded.roundOne}/wire?conn=127.0.0.1%3A40002`)).json() as WirePage;
+      expect(bob.lines.map((l) => l.data)).toEqual(
+        ROUND_ONE_WIRE.filter((w) => w.conn === '127.0.0.1:40002').map((w) => w.data),
+      );
+      expect((await get(`/api/matches/${seeded.roundOne}/wire?limit=0`)).status).toBe(400);
+      expect((await get('/api/matches/mia-nope/wire')).status).toBe(404);
+    });
+
     it.each([
       ['?limit=abc', 'limit'],
       ['?limit=0', 'limit'],
       ['?limit=1.5', 'limit'],
       ['?before=-1', 'before'],
+      ['?offset=-1', 'offset'],
+      ['?offset=x', 'offset'],
       ['?status=won', 'status'],
       ['?game=mia%3Bdrop', 'game'],
       ['?gmae=mia', 'gmae'],

@@ -186,14 +186,15 @@ describe('dashboard in a browser', () => {
 
     await page.getByRole('link', { name: 'Matches', exact: true }).click();
     const rows = page.getByTestId('match-row');
-    // Default filter: finished matches of every game, newest first.
-    await expect.poll(() => attrs(rows, 'data-match-id')).toEqual([seeded.connect4, seeded.roundOne]);
-    expect(await rows.nth(1).textContent()).toContain('1.23 s');
-    expect(await rows.nth(1).textContent()).toContain('alice, bob');
-    await page.getByTestId('matches-status-filter').selectOption('');
+    // Default filter: finished matches of every game, newest first; Mia's rounds counted per hour.
+    await expect.poll(() => attrs(rows, 'data-match-id')).toEqual([seeded.connect4]);
+    await expect.poll(() => page.getByTestId('match-hour-row').count()).toBe(1);
+    await page.getByTestId('matches-status-filter').selectOption('any');
     await page.getByTestId('matches-game-filter').selectOption('mia');
     await expect.poll(() => attrs(rows, 'data-match-id')).toEqual([seeded.roundTwo, seeded.roundOne]);
-    expect(new URL(page.url()).hash).toBe('#/matches?game=mia');
+    expect(await rows.nth(1).textContent()).toContain('1.23 s');
+    expect(await rows.nth(1).textContent()).toContain('alice, bob');
+    expect(new URL(page.url()).hash).toBe('#/matches?game=mia&status=any');
     await page.screenshot({ path: join(shots, 'dashboard-matches.png'), fullPage: true });
     expect(pageErrors).toEqual([]);
   });

@@ -44,7 +44,7 @@ function Page({ route }: { route: Route }) {
     case 'overview':
       return <Overview />;
     case 'matches':
-      return <Matches game={route.game} />;
+      return <Matches filters={route.filters} />;
     case 'match':
       return <MatchDetail key={route.id} id={route.id} />;
     case 'live': {

@@ -88,3 +88,14 @@ export function query(params: Record<string, string | number | undefined>): stri
   const text = search.toString();
   return text === '' ? '' : `?${text}`;
 }
+
+/** A GET of a listing whose total (before paging) the server sends in `x-total-count`. */
+export async function getPage(url: string, signal?: AbortSignal): Promise<{ items: unknown; total: number | null }> {
+  const response = await fetch(url, {
+    headers: { accept: 'application/json' },
+    ...(signal ? { signal } : {}),
+  });
+  const items = await readJson<unknown>(response);
+  const total = Number(response.headers.get('x-total-count') ?? 'NaN');
+  return { items, total: Number.isSafeInteger(total) ? total : null };
+}

@@ -1,9 +1,24 @@
 import { useEffect, useState } from 'react';
 
-/** A hash router small enough to read: #/, #/matches[?game=<game>], #/matches/<id>, #/<game>. */
+/**
+ * A hash router small enough to read: #/, #/matches[?game=&status=&player=&hour=&page=],
+ * #/matches/<id>, #/<game>.
+ */
+
+/** The Matches page's filters; `status` 'any' lists every status, `hour` is an hour's start (ms). */
+export interface MatchFilters {
+  game: string;
+  status: string;
+  player: string;
+  hour: number | null;
+  page: number;
+}
+
+export const DEFAULT_FILTERS: MatchFilters = { game: '', status: 'finished', player: '', hour: null, page: 1 };
+
 export type Route =
   | { page: 'overview' }
-  | { page: 'matches'; game: string }
+  | { page: 'matches'; filters: MatchFilters }
   | { page: 'match'; id: string }
   | { page: 'live'; game: string }
   | { page: 'not-found'; path: string };
@@ -20,8 +35,20 @@ export function parseRoute(hash: string): Route {
       return p;
     }
   });
-  if (parts[0] === 'matches' && parts.length === 1)
-    return { page: 'matches', game: params.get('game') ?? '' };
+  if (parts[0] === 'matches' && parts.length === 1) {
+    const hour = Number(params.get('hour') ?? '');
+    const page = Number(params.get('page') ?? '');
+    return {
+      page: 'matches',
+      filters: {
+        game: params.get('game') ?? '',
+        status: params.get('status') ?? DEFAULT_FILTERS.status,
+        player: params.get('player') ?? '',
+        hour: params.has('hour') && Number.isSafeInteger(hour) && hour >= 0 ? hour : null,
+        page: Number.isSafeInteger(page) && page >= 1 ? page : 1,
+      },
+    };
+  }
   if (parts[0] === 'matches' && parts.length === 2 && parts[1]) return { page: 'match', id: parts[1] };
   if (parts.length === 1 && parts[0] && /^[a-z0-9_-]+$/i.test(parts[0]))
     return { page: 'live', game: parts[0] };
@@ -30,7 +57,18 @@ export function parseRoute(hash: string): Route {
 
 export const href = {
   overview: '#/',
-  matches: (game = '') => (game === '' ? '#/matches' : `#/matches?game=${encodeURIComponent(game)}`),
+  /** The Matches page of one game (a string) or with these filters (defaults left out). */
+  matches: (filters: string | Partial<MatchFilters> = {}) => {
+    const f = { ...DEFAULT_FILTERS, ...(typeof filters === 'string' ? { game: filters } : filters) };
+    const params = new URLSearchParams();
+    if (f.game !== '') params.set('game', f.game);
+    if (f.status !== DEFAULT_FILTERS.status) params.set('status', f.status);
+    if (f.player !== '') params.set('player', f.player);
+    if (f.hour !== null) params.set('hour', String(f.hour));
+    if (f.page > 1) params.set('page', String(f.page));
+    const text = params.toString();
+    return text === '' ? '#/matches' : `#/matches?${text}`;
+  },
   match: (id: string) => `#/matches/${encodeURIComponent(id)}`,
   live: (game: string) => `#/${encodeURIComponent(game)}`,
 };

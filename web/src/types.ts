@@ -14,10 +14,14 @@ export type {
 
 export type {
   EventRecord,
+  HourGroup,
   MatchDetail,
   MatchRecord,
   MatchStatus,
+  MatchSummary,
   SeatRecord,
+  WireLine,
+  WirePage,
   WireRecord,
 } from '../../src/core/record-types.js';
 

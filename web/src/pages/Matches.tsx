@@ -1,77 +1,90 @@
-import { useCallback, useEffect, useState } from 'react';
-import { getJson, query } from '../api.js';
-import { CompactJson } from '../components/Json.js';
+import { useEffect, useState } from 'react';
+import { getPage, query } from '../api.js';
+import { OutcomeText, ScoreText } from '../components/MatchResult.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { formatDuration, formatTime } from '../format.js';
-import { href } from '../router.js';
-import type { MatchRecord, MatchStatus, ServerInfo } from '../types.js';
+import { summarizeResult } from '../matchResult.js';
+import { href, type MatchFilters } from '../router.js';
+import type { HourGroup, MatchRecord, ServerInfo } from '../types.js';
 import { usePolling } from '../usePolling.js';
 
 const PAGE = 50;
-type StatusFilter = MatchStatus | '';
+const HOUR = 3_600_000;
+/** Mia plays a round every few seconds: its rounds are listed per hour, not among the other games. */
+const GROUPED = 'mia';
 
 interface Listing {
   items: MatchRecord[];
+  total: number | null;
   loading: boolean;
   error: string | null;
-  more: boolean;
 }
 
-/** Recorded matches, newest first, filtered by game and status, paged with "load more". */
-export function Matches({ game }: { game: string }) {
-  const games = usePolling<ServerInfo[]>('/api/games', null);
-  const [status, setStatus] = useState<StatusFilter>('finished');
-  const [listing, setListing] = useState<Listing>({ items: [], loading: true, error: null, more: false });
+const statusParam = (status: string): string | undefined => (status === 'any' ? undefined : status);
 
-  const load = useCallback(
-    async (before: number | undefined, signal?: AbortSignal) => {
-      setListing((l) => ({ ...l, loading: true, error: null }));
-      try {
-        const page = await getJson<MatchRecord[]>(
-          `/api/matches${query({ game, status, limit: PAGE, before })}`,
-          signal,
-        );
-        setListing((l) => ({
-          items: before === undefined ? page : [...l.items, ...page],
-          loading: false,
-          error: null,
-          more: page.length === PAGE,
-        }));
-      } catch (err) {
-        if (signal?.aborted) return;
-        setListing((l) => ({
-          ...l,
-          loading: false,
-          error: err instanceof Error ? err.message : String(err),
-        }));
-      }
-    },
-    [game, status],
-  );
+/** Recorded matches, newest first: filtered by game, player and status, paged on the server. */
+export function Matches({ filters }: { filters: MatchFilters }) {
+  const games = usePolling<ServerInfo[]>('/api/games', null);
+  const [listing, setListing] = useState<Listing>({ items: [], total: null, loading: true, error: null });
+  const [player, setPlayer] = useState(filters.player);
+  const [shownPlayer, setShownPlayer] = useState(filters.player);
+  if (shownPlayer !== filters.player) {
+    setShownPlayer(filters.player);
+    setPlayer(filters.player);
+  }
+
+  const go = (change: Partial<MatchFilters>) => {
+    window.location.hash = href.matches({ ...filters, page: 1, ...change });
+  };
+
+  // Typing in the player box filters after a pause.
+  useEffect(() => {
+    if (player === filters.player) return;
+    const timer = window.setTimeout(() => {
+      window.location.hash = href.matches({ ...filters, page: 1, player: player.trim() });
+    }, 400);
+    return () => window.clearTimeout(timer);
+  }, [player, filters]);
+
+  const grouped = filters.game === '' || (filters.game === GROUPED && filters.hour === null);
+  const url = `/api/matches${query({
+    game: filters.game,
+    notGame: filters.game === '' ? GROUPED : undefined,
+    status: statusParam(filters.status),
+    player: filters.player,
+    since: filters.hour ?? undefined,
+    before: filters.hour === null ? undefined : filters.hour + HOUR,
+    limit: PAGE,
+    offset: (filters.page - 1) * PAGE,
+  })}`;
 
   useEffect(() => {
     const controller = new AbortController();
-    setListing({ items: [], loading: true, error: null, more: false });
-    void load(undefined, controller.signal);
+    setListing((l) => ({ ...l, loading: true, error: null }));
+    getPage(url, controller.signal).then(
+      ({ items, total }) => setListing({ items: items as MatchRecord[], total, loading: false, error: null }),
+      (err: unknown) => {
+        if (controller.signal.aborted) return;
+        setListing({ items: [], total: null, loading: false, error: err instanceof Error ? err.message : String(err) });
+      },
+    );
     return () => controller.abort();
-  }, [load]);
+  }, [url]);
 
-  const last = listing.items[listing.items.length - 1];
-  const gameNames = [...new Set([...(games.data ?? []).map((g) => g.game), ...(game === '' ? [] : [game])])];
+  const gameNames = [
+    ...new Set([...(games.data ?? []).map((g) => g.game), ...(filters.game === '' ? [] : [filters.game])]),
+  ];
+  const pages = listing.total === null ? null : Math.max(1, Math.ceil(listing.total / PAGE));
 
   return (
     <section className="page">
       <header className="page-header">
         <h1>Matches</h1>
+      </header>
+      <form className="filters" onSubmit={(e) => e.preventDefault()}>
         <label>
           Game{' '}
-          <select
-            value={game}
-            data-testid="matches-game-filter"
-            onChange={(e) => {
-              window.location.hash = href.matches(e.target.value);
-            }}
-          >
+          <select value={filters.game} data-testid="matches-game-filter" onChange={(e) => go({ game: e.target.value, hour: null })}>
             <option value="">all games</option>
             {gameNames.map((g) => (
               <option key={g} value={g}>
@@ -82,66 +95,160 @@ export function Matches({ game }: { game: string }) {
         </label>
         <label>
           Status{' '}
-          <select
-            value={status}
-            data-testid="matches-status-filter"
-            onChange={(e) => setStatus(e.target.value as StatusFilter)}
-          >
+          <select value={filters.status} data-testid="matches-status-filter" onChange={(e) => go({ status: e.target.value })}>
             <option value="finished">finished</option>
             <option value="aborted">aborted</option>
             <option value="running">running</option>
-            <option value="">any</option>
+            <option value="any">any</option>
           </select>
         </label>
-      </header>
+        <label>
+          Player{' '}
+          <input
+            type="search"
+            value={player}
+            placeholder="name"
+            data-testid="matches-player-filter"
+            onChange={(e) => setPlayer(e.target.value)}
+          />
+        </label>
+      </form>
+      {grouped && <HourGroups filters={filters} />}
+      {filters.hour !== null && (
+        <p data-testid="matches-hour">
+          {filters.game} rounds from {formatTime(filters.hour)} to {formatTime(filters.hour + HOUR)}{' '}
+          <a href={href.matches({ ...filters, hour: null, page: 1 })}>all hours</a>
+        </p>
+      )}
       {listing.error !== null && (
         <p className="error" role="alert">
           {listing.error}
         </p>
       )}
       <div className="panel">
-        <table className="table">
+        {filters.game === '' && (
+          <h2>
+            Other games <span className="muted">({GROUPED} rounds are counted per hour above)</span>
+          </h2>
+        )}
+        <div className="table-scroll">
+          <table className="table">
+            <thead>
+              <tr>
+                <th>Match</th>
+                <th>Game</th>
+                <th>Started</th>
+                <th className="num">Duration</th>
+                <th>Status</th>
+                <th>Players</th>
+                <th>Result</th>
+                <th>Score</th>
+                <th>Reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {listing.items.map((m) => {
+                const summary = summarizeResult(m);
+                return (
+                  <tr key={m.id} data-testid="match-row" data-match-id={m.id}>
+                    <td>
+                      <a href={href.match(m.id)}>
+                        <code>{m.id}</code>
+                      </a>
+                    </td>
+                    <td>{m.game}</td>
+                    <td>{formatTime(m.startedAt)}</td>
+                    <td className="num">{formatDuration(m.endedAt === null ? null : m.endedAt - m.startedAt)}</td>
+                    <td>
+                      <StatusBadge status={m.status} />
+                    </td>
+                    <td>{m.seats.map((s) => s.name).join(', ') || '–'}</td>
+                    <td data-testid="match-outcome">
+                      <OutcomeText summary={summary} match={m} />
+                    </td>
+                    <td data-testid="match-score">
+                      <ScoreText summary={summary} />
+                    </td>
+                    <td data-testid="match-reason">{summary.reason === null ? '–' : <code>{summary.reason}</code>}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+        {!listing.loading && listing.items.length === 0 && <p className="muted">No matches recorded.</p>}
+        {listing.loading && <p className="muted">Loading…</p>}
+        <nav className="pager" aria-label="pages">
+          {filters.page > 1 && (
+            <a href={href.matches({ ...filters, page: filters.page - 1 })} data-testid="matches-prev">
+              ‹ newer
+            </a>
+          )}
+          <span data-testid="matches-page">
+            page {filters.page}
+            {pages !== null && ` of ${pages}`}
+            {listing.total !== null && ` (${listing.total} matches)`}
+          </span>
+          {pages !== null && filters.page < pages && (
+            <a href={href.matches({ ...filters, page: filters.page + 1 })} data-testid="matches-next">
+              older ›
+            </a>
+          )}
+        </nav>
+      </div>
+    </section>
+  );
+}
+
+const HOURS = 12;
+
+/** Mia's rounds counted per hour, each hour a link to its rounds. */
+function HourGroups({ filters }: { filters: MatchFilters }) {
+  const [limit, setLimit] = useState(HOURS);
+  const hours = usePolling<HourGroup[]>(
+    `/api/match-hours${query({ game: GROUPED, status: statusParam(filters.status), player: filters.player, limit: limit + 1 })}`,
+    null,
+  );
+  const rows = hours.data ?? [];
+  if (filters.game === '' && rows.length === 0) return null;
+  return (
+    <div className="panel" data-testid="match-hours">
+      <h2>{GROUPED} rounds per hour</h2>
+      {hours.error !== null && <p className="error">{hours.error}</p>}
+      {rows.length === 0 && !hours.loading && <p className="muted">No rounds recorded.</p>}
+      <div className="table-scroll">
+        <table className="table compact">
           <thead>
             <tr>
-              <th>Match</th>
-              <th>Game</th>
-              <th>Started</th>
-              <th className="num">Duration</th>
-              <th>Status</th>
-              <th>Seats</th>
-              <th>Result</th>
+              <th>Hour</th>
+              <th className="num">Rounds</th>
+              <th className="num">finished</th>
+              <th className="num">aborted</th>
+              <th className="num">running</th>
             </tr>
           </thead>
           <tbody>
-            {listing.items.map((m) => (
-              <tr key={m.id} data-testid="match-row" data-match-id={m.id}>
+            {rows.slice(0, limit).map((h) => (
+              <tr key={h.hour} data-testid="match-hour-row" data-hour={h.hour}>
                 <td>
-                  <a href={href.match(m.id)}>
-                    <code>{m.id}</code>
+                  <a href={href.matches({ ...filters, game: GROUPED, hour: h.hour, page: 1 })}>
+                    {formatTime(h.hour)} – {formatTime(h.hour + HOUR).slice(11)}
                   </a>
                 </td>
-                <td>{m.game}</td>
-                <td>{formatTime(m.startedAt)}</td>
-                <td className="num">{formatDuration(m.endedAt === null ? null : m.endedAt - m.startedAt)}</td>
-                <td>
-                  <StatusBadge status={m.status} />
-                </td>
-                <td>{m.seats.map((s) => s.name).join(', ') || '–'}</td>
-                <td>
-                  <CompactJson value={m.result} max={80} />
-                </td>
+                <td className="num">{h.matches}</td>
+                <td className="num">{h.finished}</td>
+                <td className="num">{h.aborted}</td>
+                <td className="num">{h.running}</td>
               </tr>
             ))}
           </tbody>
         </table>
-        {!listing.loading && listing.items.length === 0 && <p className="muted">No matches recorded.</p>}
-        {listing.loading && <p className="muted">Loading…</p>}
-        {listing.more && !listing.loading && last && (
-          <button type="button" data-testid="matches-load-more" onClick={() => void load(last.startedAt)}>
-            Load more
-          </button>
-        )}
       </div>
-    </section>
+      {rows.length > limit && (
+        <button type="button" onClick={() => setLimit((l) => l + HOURS)}>
+          more hours
+        </button>
+      )}
+    </div>
   );
 }
