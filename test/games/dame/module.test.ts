@@ -83,7 +83,9 @@ describe('Dame game module', () => {
       clients.push(this);
       return run.call(this);
     });
-    cleanups.push(() => vi.restoreAllMocks());
+    cleanups.push(() => {
+      vi.restoreAllMocks();
+    });
     const { server, ctx } = await start({ houseMoveTimeMs: 300, housePauseMs: 50 }, 'lesson');
     const parts = await dame.startHouseBots!(ctx, server);
     cleanups.push(async () => {
