@@ -8,9 +8,10 @@ import type { GameEvent, SeenEvent, Viewer } from './events.js';
 import { HouseBot, type HouseBotOptions } from './house-bot.js';
 import { Match, type HistoryStep, type Participant, type Peer } from './match.js';
 import { TEXT, lobbyPlayer } from './messages.js';
-import { MAX_CHAT_LENGTH, MAX_NAME_LENGTH, MELDUNG_SERVER, OK, Outgoing, PROTOCOL, SERVER_VERSION, type ClientMessage, type ServerMessage } from './protocol.js';
+import { MAX_CHAT_LENGTH, MAX_NAME_LENGTH, MELDUNG_SERVER, OK, Outgoing, PROTOCOL, type ClientMessage, type ServerMessage } from './protocol.js';
 import { COLOURS, type Board } from './rules/index.js';
 import type { Lobby, Session } from './session.js';
+import { SERVER_VERSION } from './version.js';
 import type { CatanLobbyRow, CatanMatchRow, CatanResultRow, SeatKind } from './snapshot.js';
 
 /**

@@ -11,7 +11,6 @@ import { COLOURS, DEV_CARDS, RESOURCES, type Action, type DevCards } from './rul
  */
 
 export const PROTOCOL = '0.3';
-export const SERVER_VERSION = 'CatanTS-Server 1.0';
 export const CLIENT_VERSION = 'CatanTS-KI 0.3 (KI)';
 /** D10: an inbound object over this closes the connection. */
 export const MAX_MESSAGE_BYTES = 64 * 1024;

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { PROTOCOL, SERVER_VERSION } from '../../../src/games/catan/protocol.js';
+import { PROTOCOL } from '../../../src/games/catan/protocol.js';
+import { SERVER_VERSION } from '../../../src/games/catan/version.js';
 import { startServer, type TestServer } from './harness.js';
 import { RawClient } from './tcp.js';
 

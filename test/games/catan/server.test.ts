@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SpectatorEvent } from '../../../src/core/game-server.js';
 import { act, botClients, exampleOptions, exampleStart, fehler, hello, OK, startServer, type TestServer } from './harness.js';
 import { RawClient } from './tcp.js';
+
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** The Catan server over real TCP on 127.0.0.1: whole games, every error answer, bad input, disconnects, bots. */
 
@@ -189,7 +192,18 @@ describe('bad input', () => {
     t = await startServer({ helloTimeoutMs: 100 });
     const c = track(await RawClient.open(t.server.port));
     await c.closedByServer(3000);
-    expect(c.lines).toEqual(['{"Hallo":{"Version":"CatanTS-Server 1.0","Protokoll":"0.3"}}']);
+    expect(c.lines).toEqual([`{"Hallo":{"Version":"Spielhalle-Catan ${PACKAGE_VERSION} (Protokoll 0.3)","Protokoll":"0.3"}}`]);
+  });
+
+  it('names itself so that nobody takes its version for the protocol version', async () => {
+    t = await startServer();
+    const c = track(await RawClient.open(t.server.port));
+    const hallo = JSON.parse(await c.expect(/^\{"Hallo"/)) as { Hallo: Record<string, unknown> };
+    // The seed's shape: exactly Version and Protokoll; the protocol only in Protokoll and in words.
+    expect(Object.keys(hallo.Hallo)).toEqual(['Version', 'Protokoll']);
+    expect(hallo.Hallo.Protokoll).toBe('0.3');
+    expect(hallo.Hallo.Version).toBe(`Spielhalle-Catan ${PACKAGE_VERSION} (Protokoll 0.3)`);
+    expect(hallo.Hallo.Version).not.toContain('CatanTS-Server');
   });
 });
 

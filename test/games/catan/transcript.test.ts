@@ -10,11 +10,14 @@ import { RawClient } from './tcp.js';
  * catan.md §5 over real TCP: three scripted clients play the example start from the handshake to
  * the first roll, and every line each of them receives is compared byte for byte with the spec's
  * transcript (test/fixtures/catan/example-start.txt, copied from the spec), expanded from its
- * notation: SU (own copy in full, censored for the others), B, E, OK, KARTE_T1.
+ * notation: SU (own copy in full, censored for the others), B, E, OK, KARTE_T1, and PACKAGE_VERSION
+ * (package.json's) in the server's Hallo, which names our software, not the spec's example server.
  */
 
 const SCRIPT = readFileSync(new URL('../../fixtures/catan/example-start.txt', import.meta.url), 'utf8').split('\n');
-const SERVER_HALLO = '{"Hallo":{"Version":"CatanTS-Server 1.0","Protokoll":"0.3"}}';
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+/** The server's Hallo: the script's first line, with our package's version for PACKAGE_VERSION. */
+const SERVER_HALLO = /^Snew\s+(.*)$/.exec(SCRIPT[0]!)![1]!.replace('PACKAGE_VERSION', PACKAGE_VERSION);
 const OK = '{"Serverantwort":"OK"}';
 const RESOURCES = ['Holz', 'Lehm', 'Wolle', 'Getreide', 'Erz'] as const;
 const NO_DEV = '{"Ritter":0,"Strassenbau":0,"Monopol":0,"Erfindung":0,"Siegpunkt":0}';

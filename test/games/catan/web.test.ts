@@ -6,6 +6,7 @@ import { createCatanBot } from '../../../src/games/catan/client.js';
 import { verifyCatanMatch } from '../../../src/games/catan/replay.js';
 import type { Action, Resource } from '../../../src/games/catan/rules/index.js';
 import { createCatanServer, type CatanServer } from '../../../src/games/catan/server.js';
+import { SERVER_VERSION } from '../../../src/games/catan/version.js';
 import { PLAY_CLOSE, registerCatanWebRoutes } from '../../../src/games/catan/web.js';
 import type {
   CatanBrowserPlayer,
@@ -160,7 +161,7 @@ describe('the Catan play gateway', () => {
     expect(b.of('line')[0]).toEqual({
       type: 'line',
       dir: 'in',
-      line: '{"Hallo":{"Version":"CatanTS-Server 1.0","Protokoll":"0.3"}}',
+      line: `{"Hallo":{"Version":"${SERVER_VERSION}","Protokoll":"0.3"}}`,
     });
     expect(b.of('line')[1]).toEqual({
       type: 'line',
@@ -304,7 +305,7 @@ describe('the Catan play gateway', () => {
       while (frames.length < n) await new Promise<void>((r) => (wake = r));
     };
     await next(1);
-    expect(frames[0]).toBe('{"Hallo":{"Version":"CatanTS-Server 1.0","Protokoll":"0.3"}}');
+    expect(frames[0]).toBe(`{"Hallo":{"Version":"${SERVER_VERSION}","Protokoll":"0.3"}}`);
     ws.send('{"Hallo":{"Version":"Relay 0.3"}}');
     await next(3);
     expect(frames[1]).toMatch(/^\{"Willkommen":\{"id":\d+\}\}$/);
