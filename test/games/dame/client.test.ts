@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/core/log.js';
 import { RecordStore } from '../../../src/core/records.js';
@@ -281,6 +284,39 @@ describe('DameClient when GAMEOVER comes while it owes an answer (issue 16.1)', 
     fake.send(...gameOver(true, false));
     expect(await result).toMatchObject({ outcome: 'won', error: null, plays: 1 });
   });
+});
+
+describe('spielhalle bot dame when GAMEOVER replaces MOVEOK (issue 16.1)', () => {
+  it('prints the win and exits 0, as at a normal end', async () => {
+    const fake = new ScriptedServer();
+    const port = await fake.start();
+    const root = join(import.meta.dirname, '..', '..', '..');
+    const tsx = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+    const args = ['--import', tsx, join(root, 'src', 'cli.ts'), 'bot', 'dame', '-g', 'abcdefghijklm', '-p', '2', '--port', String(port), '--bot', 'random', '--log-level', 'silent'];
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('close', r));
+    cleanups.push(() => {
+      child.kill();
+    });
+    await fake.connected(30_000);
+    fake.send('+ MNM Gameserver v2.3 accepting connections');
+    await fake.expect('VERSION 2.3');
+    fake.send('+ Client version accepted - please send Game-ID to join');
+    await fake.expect('ID abcdefghijklm');
+    fake.send('+ PLAYING Checkers', '+ g');
+    await fake.expect('PLAYER 1');
+    fake.send('+ YOU 1 Black Player', '+ TOTAL 2', '+ 0 White Player 1', '+ ENDPLAYERS');
+    fake.send('+ MOVE 3000', ...boardBlock('w C3 E3; b D6 F6'));
+    await fake.expect('THINKING');
+    fake.send('+ OKTHINK');
+    await fake.expect(/^PLAY /);
+    // White vanished while our PLAY was on its way.
+    fake.send('+ GAMEOVER', ...boardBlock('w C3 E3; b D6 F6'), '+ PLAYER0WON No', '+ PLAYER1WON Yes', '+ QUIT');
+    expect(await exited).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ outcome: 'won', seat: 1, winners: [false, true], error: null, plays: 1 });
+  }, 60_000);
 });
 
 describe('the bot command', () => {
