@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import { systemClock, type Clock } from '../../core/clock.js';
+import { systemClock, type Clock, type Timer } from '../../core/clock.js';
 import { connectionLogger, logWire, silentLogger, type Logger } from '../../core/log.js';
 import type { ClientView } from './client-view.js';
 import type { CatanBot } from './bots/bot.js';
@@ -38,6 +38,11 @@ export interface CatanClientOptions {
   answerTimeoutMs?: number | undefined;
   /** Pause before each message the client sends (default 0: the next turn of the event loop). */
   thinkMs?: number | undefined;
+  /**
+   * Leave when no game has started this long after connecting (a lobby that never fills); the
+   * result then says `lobbyTimedOut`. Default: wait for ever.
+   */
+  lobbyTimeoutMs?: number | undefined;
 }
 
 export interface ClientResult {
@@ -48,6 +53,8 @@ export interface ClientResult {
   readonly won: boolean;
   readonly view: ClientView;
   readonly stats: DriverStats & { readonly unreadable: number };
+  /** The client left because no game started within `lobbyTimeoutMs`. */
+  readonly lobbyTimedOut: boolean;
 }
 
 export class CatanClient {
@@ -60,6 +67,8 @@ export class CatanClient {
   /** Settles when the game is over or the connection has ended. */
   readonly done: Promise<ClientResult>;
   private settled = false;
+  private lobbyTimer: Timer | null = null;
+  private lobbyTimedOut = false;
 
   constructor(private readonly o: CatanClientOptions) {
     this.log = o.log ?? silentLogger;
@@ -97,6 +106,21 @@ export class CatanClient {
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', (err) => this.log.debug({ err: err.message }, 'socket error'));
     socket.on('close', () => this.settle());
+    const lobbyMs = this.o.lobbyTimeoutMs;
+    if (lobbyMs !== undefined && lobbyMs > 0) {
+      this.lobbyTimer = (this.o.clock ?? systemClock).setTimeout(() => this.leaveLobby(lobbyMs), lobbyMs);
+    }
+  }
+
+  /** No game in time: leave the lobby (the server tells the others, D9) and settle as timed out. */
+  private leaveLobby(ms: number): void {
+    this.lobbyTimer = null;
+    if (this.settled || this.driver.game.inGame) return;
+    this.lobbyTimedOut = true;
+    this.log.info({ ms }, 'no game started in time: leaving the lobby');
+    this.driver.stop();
+    this.socket?.end();
+    this.settle();
   }
 
   get view(): ClientView {
@@ -108,6 +132,7 @@ export class CatanClient {
   }
 
   async stop(): Promise<void> {
+    this.lobbyTimer?.cancel();
     this.driver.stop();
     const socket = this.socket;
     if (!socket || socket.destroyed) return;
@@ -149,6 +174,10 @@ export class CatanClient {
         continue;
       }
       this.driver.receive(parsed.value);
+      if (parsed.value.type === 'gameStarted') {
+        this.lobbyTimer?.cancel();
+        this.lobbyTimer = null;
+      }
       this.o.onMessage?.(parsed.value, this.driver.view);
       if (parsed.value.type === 'gameOver') this.settle();
     }
@@ -157,6 +186,8 @@ export class CatanClient {
   private settle(): void {
     if (this.settled) return;
     this.settled = true;
+    this.lobbyTimer?.cancel();
+    this.lobbyTimer = null;
     const view = this.driver.view;
     this.resolveDone({
       message: view.result?.message ?? null,
@@ -165,6 +196,7 @@ export class CatanClient {
       won: view.result !== null && view.result.winner === view.me,
       view,
       stats: { ...this.driver.stats, unreadable: this.unreadable },
+      lobbyTimedOut: this.lobbyTimedOut,
     });
   }
 }

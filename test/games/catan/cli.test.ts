@@ -105,6 +105,31 @@ describe('spielhalle bot catan', () => {
   );
 
   it(
+    'leaves a lobby that never fills after --lobby-timeout and exits 3 with one line',
+    async () => {
+      // Nobody else joins: the bot sits alone in the lobby, ready, until its timeout.
+      let seen = false;
+      const watcher = setInterval(() => {
+        seen ||= server.hall.lobbyRows().some((l) => l.players.some((p) => p.name === 'Lonely Bot' && p.status === 'Wartet auf Spielbeginn'));
+      }, 20);
+      const started = Date.now();
+      const r = await run(['--port', String(server.port), '--name', 'Lonely Bot', '--strategy', 'random', '--lobby-timeout', '1500ms']);
+      clearInterval(watcher);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toBe(
+        `spielhalle: no game started at 127.0.0.1:${server.port} within 1500 ms (the lobby did not fill); left the lobby\n`,
+      );
+      expect(r.stdout).toBe('');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+      expect(seen, 'the bot waited in the lobby, ready').toBe(true);
+      // It left: the server no longer has it in a lobby.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(server.hall.lobbyRows().some((l) => l.players.some((p) => p.name === 'Lonely Bot'))).toBe(false);
+    },
+    SLOW,
+  );
+
+  it(
     'exits 1 with one line when no server listens there',
     async () => {
       const probe = createServer();
@@ -128,6 +153,7 @@ describe('spielhalle bot catan', () => {
         [['--strategy', 'psychic'], /psychic.*invalid|Allowed choices/i],
         [['--colour', 'Gruen'], /--colour must be one of Rot, Orange, Blau, Weiss, got "Gruen"/],
         [['--name', ' '], /--name must have 1 to 40 characters/],
+        [['--lobby-timeout', 'soon'], /--lobby-timeout must be a duration such as 120s, 2m or 500ms \(0: wait for ever\), up to 24h, got "soon"/],
       ];
       for (const [args, message] of cases) {
         const r = await run(args);
