@@ -14,7 +14,7 @@ import {
   STREAM_OPEN,
   type ServerPacket,
 } from './protocol.js';
-import { XmlStreamParser, type XmlLimits } from './xml/parser.js';
+import { XmlStreamParser, type XmlEvent, type XmlLimits } from './xml/parser.js';
 
 /**
  * One client connection: bytes in → stream parser → packets → lobby; packets out → bytes. This is
@@ -35,6 +35,9 @@ export interface Transport {
   write(data: string): void;
   /** Flushes what was written, then closes. */
   end(): void;
+  /** Stops and restarts reading while many packets wait to be handled (sockets only). */
+  pause?(): void;
+  resume?(): void;
 }
 
 export interface ConnectionOptions {
@@ -50,6 +53,12 @@ export interface ConnectionOptions {
   /** Time to join, redeem a reservation or authenticate before the server closes the connection (0: none). */
   readonly joinTimeoutMs?: number | undefined;
   readonly onClosed?: ((connection: Connection) => void) | undefined;
+  /**
+   * Runs the rest of a long run of packets later (a socket: `setImmediate`, guarded), so that
+   * one client's flood never holds up the others' games. Without it (in-memory tests) every
+   * packet is handled at once.
+   */
+  readonly defer?: ((rest: () => void) => void) | undefined;
 }
 
 const GAME = 'ostseeschach';
@@ -57,6 +66,16 @@ const inCounter = messagesTotal.labels({ game: GAME, dir: 'in' });
 const outCounter = messagesTotal.labels({ game: GAME, dir: 'out' });
 /** How much of unreadable input goes into logs and wire records. */
 const SHOWN = 2000;
+/**
+ * Wire messages, in and out, recorded per connection outside any game (lobby requests and their
+ * errors, unreadable input); beyond this they are only counted, and the count is recorded when
+ * the connection ends (issue #15: a never-joining flood of requests filled the store).
+ */
+export const MAX_UNMATCHED_WIRE = 200;
+/** Packets a socket connection handles before it lets other connections in. */
+export const PACKETS_PER_TURN = 64;
+/** Packets waiting to be handled beyond which the socket is no longer read until they are. */
+const MAX_QUEUED = 4096;
 
 export class Connection implements LobbyPeer {
   readonly id: string;
@@ -70,6 +89,15 @@ export class Connection implements LobbyPeer {
   /** Joined a room, redeemed a reservation or authenticated: no join timeout any more. */
   private participant = false;
   private joinTimer: Timer | null = null;
+  private unmatchedRecorded = 0;
+  private unmatchedDropped = 0;
+  /** Parsed input not handled yet (with the chunk it came in, for the record of unreadable input). */
+  private queue: { event: XmlEvent; chunk: Uint8Array | string }[] = [];
+  private queueAt = 0;
+  private draining = false;
+  private paused = false;
+  /** The client's end of the stream came while packets before it were still queued. */
+  private lostAfterQueue = false;
   private readonly parser: XmlStreamParser;
   private readonly log: Logger;
 
@@ -128,49 +156,107 @@ export class Connection implements LobbyPeer {
   private write(data: string, matchId: string | null): void {
     outCounter.inc();
     logWire(this.log, 'out', data);
-    this.o.store?.addWire({ matchId, game: GAME, conn: this.id, at: this.o.clock.now(), dir: 'out', data });
+    this.record(matchId, 'out', data);
     this.o.transport.write(data);
+  }
+
+  /** Adds a wire message to the record store; outside a game only the first MAX_UNMATCHED_WIRE. */
+  private record(matchId: string | null, dir: 'in' | 'out', data: string): void {
+    const store = this.o.store;
+    if (!store) return;
+    if (matchId === null) {
+      if (this.unmatchedRecorded >= MAX_UNMATCHED_WIRE) {
+        this.unmatchedDropped++;
+        return;
+      }
+      this.unmatchedRecorded++;
+    }
+    store.addWire({ matchId, game: GAME, conn: this.id, at: this.o.clock.now(), dir, data });
+  }
+
+  /** At the end of the connection: how many of its messages outside a game were not recorded. */
+  private recordDropped(): void {
+    if (this.unmatchedDropped === 0) return;
+    const n = this.unmatchedDropped;
+    this.unmatchedDropped = 0;
+    this.o.store?.addWire({
+      matchId: null,
+      game: GAME,
+      conn: this.id,
+      at: this.o.clock.now(),
+      dir: 'in',
+      data: `<!-- ${n} more messages of this connection outside a game, in and out, not recorded -->`,
+    });
   }
 
   /** Bytes from the client, split anywhere. */
   receive(chunk: Uint8Array | string): void {
     if (this.closed) return;
-    for (const event of this.parser.write(chunk)) {
-      // A packet handled before may have closed this connection.
-      if (!this.isOpen()) return;
-      switch (event.type) {
-        case 'open':
-          // XStream takes the first element as the root whatever its name (spec §3.1).
-          if (event.name !== 'protocol') this.log.info({ root: event.name }, 'stream root is not <protocol>');
-          break;
-        case 'packet': {
-          inCounter.inc();
-          const roomId = event.element.name === 'room' ? attr(event.element, 'roomId') : null;
-          this.recordIn(event.raw, roomId);
-          const parsed = parseClient(event.element);
-          if (!parsed.ok) {
-            badInputTotal.inc({ game: GAME, reason: parsed.error.code });
-            this.log.info({ error: parsed.error.message }, 'protocol error: dropping the client');
-            this.disconnect('PROTOCOL_ERROR');
-          } else if (parsed.value.type === 'closeConnection') this.disconnect('RECEIVED_DISCONNECT');
-          else {
-            this.o.lobby.handle(this, parsed.value);
-            if (this.admin) this.becameParticipant();
-          }
-          break;
-        }
-        case 'close':
-          this.recordIn('</protocol>', null);
-          this.disconnect('LOST_CONNECTION', this.afterLeft);
-          break;
-        case 'error': {
-          badInputTotal.inc({ game: GAME, reason: event.code });
-          const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-          this.recordIn(text.length > SHOWN ? text.slice(0, SHOWN) + '…' : text, null);
-          this.log.info({ code: event.code, error: event.message }, 'unreadable XML: dropping the client');
+    for (const event of this.parser.write(chunk)) this.queue.push({ event, chunk });
+    if (this.o.defer && this.queue.length - this.queueAt > MAX_QUEUED && !this.paused) {
+      this.paused = true;
+      this.o.transport.pause?.();
+    }
+    if (!this.draining) this.drain();
+  }
+
+  /** Handles the queued input: all of it, or with `defer` PACKETS_PER_TURN at a time. */
+  private drain(): void {
+    const defer = this.o.defer;
+    let handled = 0;
+    while (this.queueAt < this.queue.length && this.isOpen()) {
+      if (defer && handled >= PACKETS_PER_TURN) {
+        this.draining = true;
+        defer(() => this.drain());
+        return;
+      }
+      const next = this.queue[this.queueAt++] as { event: XmlEvent; chunk: Uint8Array | string };
+      handled++;
+      this.handle(next.event, next.chunk);
+    }
+    this.queue = [];
+    this.queueAt = 0;
+    this.draining = false;
+    if (this.lostAfterQueue) this.disconnect('LOST_CONNECTION');
+    else if (this.paused) {
+      this.paused = false;
+      if (this.isOpen()) this.o.transport.resume?.();
+    }
+  }
+
+  private handle(event: XmlEvent, chunk: Uint8Array | string): void {
+    switch (event.type) {
+      case 'open':
+        // XStream takes the first element as the root whatever its name (spec §3.1).
+        if (event.name !== 'protocol') this.log.info({ root: event.name }, 'stream root is not <protocol>');
+        break;
+      case 'packet': {
+        inCounter.inc();
+        const roomId = event.element.name === 'room' ? attr(event.element, 'roomId') : null;
+        this.recordIn(event.raw, roomId);
+        const parsed = parseClient(event.element);
+        if (!parsed.ok) {
+          badInputTotal.inc({ game: GAME, reason: parsed.error.code });
+          this.log.info({ error: parsed.error.message }, 'protocol error: dropping the client');
           this.disconnect('PROTOCOL_ERROR');
-          break;
+        } else if (parsed.value.type === 'closeConnection') this.disconnect('RECEIVED_DISCONNECT');
+        else {
+          this.o.lobby.handle(this, parsed.value);
+          if (this.admin) this.becameParticipant();
         }
+        break;
+      }
+      case 'close':
+        this.recordIn('</protocol>', null);
+        this.disconnect('LOST_CONNECTION', this.afterLeft);
+        break;
+      case 'error': {
+        badInputTotal.inc({ game: GAME, reason: event.code });
+        const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+        this.recordIn(text.length > SHOWN ? text.slice(0, SHOWN) + '…' : text, null);
+        this.log.info({ code: event.code, error: event.message }, 'unreadable XML: dropping the client');
+        this.disconnect('PROTOCOL_ERROR');
+        break;
       }
     }
   }
@@ -178,12 +264,14 @@ export class Connection implements LobbyPeer {
   private recordIn(data: string, roomId: string | null): void {
     logWire(this.log, 'in', data);
     const matchId = this.o.lobby.matchIdFor(roomId) ?? this.o.lobby.matchIdOf(this);
-    this.o.store?.addWire({ matchId, game: GAME, conn: this.id, at: this.o.clock.now(), dir: 'in', data });
+    this.record(matchId, 'in', data);
   }
 
   /** The client's end of the stream (FIN) or a broken socket. */
   remoteClosed(): void {
-    this.disconnect('LOST_CONNECTION');
+    // What the client sent before its end is handled first.
+    if (this.draining) this.lostAfterQueue = true;
+    else this.disconnect('LOST_CONNECTION');
   }
 
   /**
@@ -196,6 +284,7 @@ export class Connection implements LobbyPeer {
     if (closeStream) this.write(this.sentAny ? STREAM_CLOSE : STREAM_EMPTY, this.o.lobby.matchIdOf(this));
     this.closed = true;
     this.clearJoinTimer();
+    this.recordDropped();
     this.o.transport.end();
     this.log.info({ cause }, 'disconnected');
     this.o.lobby.disconnected(this, cause);
@@ -212,6 +301,7 @@ export class Connection implements LobbyPeer {
     this.write(STREAM_CLOSE, null);
     this.closed = true;
     this.clearJoinTimer();
+    this.recordDropped();
     this.o.transport.end();
     this.o.onClosed?.(this);
   }
@@ -231,6 +321,7 @@ export class Connection implements LobbyPeer {
         if (!wasClosed) this.o.transport.end();
       },
       () => this.o.lobby.failed(this),
+      () => this.recordDropped(),
       () => this.o.onClosed?.(this),
     ]) {
       try {

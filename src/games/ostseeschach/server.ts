@@ -157,7 +157,12 @@ export class OstseeschachServer implements GameServer {
    * Serves one connection over any transport (a socket, or an in-memory pipe in tests); the
    * caller feeds the client's bytes to `receive` and reports its end with `remoteClosed`.
    */
-  attach(transport: Transport, address: string, host?: string): Connection {
+  attach(
+    transport: Transport,
+    address: string,
+    host?: string,
+    defer?: (rest: () => void) => void,
+  ): Connection {
     const connection = new Connection({
       id: address,
       host,
@@ -169,6 +174,7 @@ export class OstseeschachServer implements GameServer {
       limits: this.o.limits,
       joinTimeoutMs: this.o.joinTimeoutMs ?? OSTSEESCHACH_DEFAULTS.joinTimeoutMs,
       onClosed: (c) => this.connections.delete(c),
+      defer,
     });
     this.connections.add(connection);
     return connection;
@@ -179,6 +185,7 @@ export class OstseeschachServer implements GameServer {
     const n = ++this.connectionCount;
     const address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? n}`;
     const limit = this.o.maxOutputBytes ?? OSTSEESCHACH_DEFAULTS.maxOutputBytes;
+    const what = 'ostseeschach socket';
     const lingerMs = this.o.lingerMs ?? OSTSEESCHACH_DEFAULTS.lingerMs;
     const connection = this.attach(
       {
@@ -200,9 +207,13 @@ export class OstseeschachServer implements GameServer {
           // A client that never closes its side of an ended stream must not linger.
           setTimeout(() => socket.destroy(), lingerMs).unref();
         },
+        pause: () => socket.pause(),
+        resume: () => socket.resume(),
       },
       address,
       hostOf(socket.remoteAddress),
+      // The rest of a long run of packets waits for the next turn of the event loop (issue #15).
+      (rest) => void setImmediate(guard(this.log, what, rest, fail)),
     );
     // Error boundary: a bug while serving this socket ends this connection (and aborts its
     // games as an internal error), never the server.
@@ -210,7 +221,6 @@ export class OstseeschachServer implements GameServer {
       connection.fail();
       socket.destroy();
     };
-    const what = 'ostseeschach socket';
     socket.on('data', guard(this.log, what, (chunk: Buffer) => connection.receive(chunk), fail));
     socket.on('end', guard(this.log, what, () => connection.remoteClosed(), fail));
     socket.on('error', (err) => this.log.debug({ err, conn: address }, 'socket error'));

@@ -43,6 +43,12 @@ export const DEFAULT_XML_LIMITS: XmlLimits = { maxPacketChars: 64 * 1024, maxDep
 
 /** Input is handed to saxes in slices this small, so a limit is checked before a slice can pile up. */
 const SLICE = 8192;
+/**
+ * Characters XML allows nowhere. Random bytes have one within a few characters; finding it with
+ * one native scan drops such input before saxes walks it character by character (issue #15).
+ */
+// eslint-disable-next-line no-control-regex -- these control characters are what it looks for
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
 
 interface Building {
   readonly name: string;
@@ -104,6 +110,9 @@ export class XmlStreamParser {
         this.reachedMarkup = true;
         text = text.slice(start);
       }
+      // Whatever comes before the first disallowed character is still read, as saxes would.
+      const bad = NOT_XML.exec(text);
+      if (bad) text = text.slice(0, bad.index);
       for (let i = 0; i < text.length && !this.halted(); i += SLICE) {
         const slice = text.slice(i, i + SLICE);
         this.pending += slice;
@@ -113,6 +122,7 @@ export class XmlStreamParser {
           this.fail('too-large', `a packet is longer than ${this.limits.maxPacketChars} characters`);
         }
       }
+      if (bad) this.fail('malformed', `character U+${(bad[0].codePointAt(0) ?? 0).toString(16).padStart(4, '0')} is not allowed in XML`);
     } catch (error) {
       // saxes reports through the handler; anything else is still only an event.
       this.fail('malformed', error instanceof Error ? error.message : String(error));
