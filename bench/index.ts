@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 const benches: [game: string, file: string, args: string[]][] = [
   ['serve', 'serve-startup.ts', ['--runs', '7']],
+  ['serve', 'start.ts', ['--runs', '3']],
   ['mia', 'mia-server.ts', ['--bots', '50', '--seconds', '20']],
   ['mia', 'mia-strength.ts', ['--rounds', '10000']],
   ['connect4', 'connect4-solver.ts', ['--set', 'all']],

@@ -1,14 +1,19 @@
 #!/usr/bin/env node
-// Builds what is out of date: the server (tsc, incremental) and the dashboard (vite) when any of
-// its sources is newer than its output. `--server-only` skips the dashboard (bot and CLI use).
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// Builds what is out of date, the steps side by side: the server (src/ → dist/, transpiled file by
+// file with esbuild), the Connect Four solver core (asc) and the dashboard (vite). A step runs
+// when an input is newer than what it built last. `--server-only` skips the dashboard (bot and
+// CLI use). Type checking is not part of the build: `npm test` and `npm run typecheck` run tsc.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const quiet = process.argv.includes('--quiet');
+const say = (line) => {
+  if (!quiet) process.stderr.write(`build: ${line}\n`);
+};
 
 function newest(path) {
   if (!existsSync(path)) return 0;
@@ -19,30 +24,89 @@ function newest(path) {
   return t;
 }
 
-function run(cmd, args, what) {
-  if (!quiet) process.stderr.write(`build: ${what}\n`);
-  const r = spawnSync(cmd, args, { cwd: root, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
-  if (r.status !== 0) {
-    if (quiet) process.stderr.write(String(r.stdout ?? '') + String(r.stderr ?? ''));
-    process.stderr.write(`build: ${what} failed\n`);
-    process.exit(1);
+const mtime = (path) => (existsSync(path) ? statSync(path).mtimeMs : 0);
+
+function files(dir, keep) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...files(path, keep));
+    else if (keep(entry.name)) out.push(path);
   }
+  return out;
 }
 
-const serverOut = join(root, 'dist', 'cli.js');
-if (newest(join(root, 'src')) > newest(join(root, 'dist')) || !existsSync(serverOut)) {
-  run(bin('tsc'), ['-p', 'tsconfig.build.json'], 'compiling the server (tsc)');
+let ran = 0;
+
+function run(cmd, args, what) {
+  say(what);
+  ran++;
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    let output = '';
+    let settled = false;
+    const end = (ok) => {
+      if (settled) return;
+      settled = true;
+      if (!ok) {
+        if (quiet) process.stderr.write(output);
+        process.stderr.write(`build: ${what} failed\n`);
+      }
+      resolve(ok);
+    };
+    child.stdout?.on('data', (d) => (output += d));
+    child.stderr?.on('data', (d) => (output += d));
+    child.on('error', (err) => {
+      output += `${String(err)}\n`;
+      end(false);
+    });
+    child.on('close', (code) => end(code === 0));
+  });
+}
+
+// The server: every module of src/ to the same place under dist/, as tsc would emit it, without
+// checking types (a second, not a minute, under load). The stamp marks the last complete build.
+async function server() {
+  const stamp = join(root, 'dist', '.server-built');
+  const inputs = Math.max(newest(join(root, 'src')), mtime(join(root, 'tsconfig.build.json')), mtime(join(root, 'tsconfig.base.json')));
+  if (existsSync(join(root, 'dist', 'cli.js')) && inputs <= mtime(stamp)) return true;
+  say('transpiling the server (esbuild)');
+  ran++;
+  const { build } = await import('esbuild');
+  const entryPoints = files(join(root, 'src'), (name) => name.endsWith('.ts') && !name.endsWith('.d.ts'));
+  try {
+    await build({
+      entryPoints,
+      outdir: join(root, 'dist'),
+      outbase: join(root, 'src'),
+      bundle: false,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      sourcemap: true,
+      tsconfig: join(root, 'tsconfig.build.json'),
+      logLevel: 'error',
+    });
+  } catch {
+    process.stderr.write('build: transpiling the server (esbuild) failed\n');
+    return false;
+  }
+  mkdirSync(dirname(stamp), { recursive: true });
+  writeFileSync(stamp, `${entryPoints.length} modules from ${relative(root, join(root, 'src'))}/\n`);
+  return true;
 }
 
 // The Connect Four solver's core (AssemblyScript → WebAssembly); src/games/connect4/solver/
 // search-wasm.ts finds it from src/ and from dist/, and falls back to TypeScript without it.
-const wasmOut = join(root, 'dist', 'wasm', 'connect4-solver.wasm');
-if (newest(join(root, 'assembly', 'connect4')) > newest(wasmOut)) {
+async function solverCore() {
+  const wasmOut = join(root, 'dist', 'wasm', 'connect4-solver.wasm');
+  if (newest(join(root, 'assembly', 'connect4')) <= mtime(wasmOut)) return true;
   const asc = ['assembly/connect4/index.ts', '-O3', '--runtime', 'stub', '--noAssert', '--use', 'abort=', '-o', 'dist/wasm/connect4-solver.wasm'];
-  run(bin('asc'), asc, 'compiling the Connect Four solver core (asc)');
+  return run(bin('asc'), asc, 'compiling the Connect Four solver core (asc)');
 }
 
-if (!process.argv.includes('--server-only')) {
+async function dashboard() {
+  if (process.argv.includes('--server-only')) return true;
   const webOut = join(root, 'web', 'dist', 'index.html');
   const sources = Math.max(
     newest(join(root, 'web', 'src')),
@@ -50,7 +114,11 @@ if (!process.argv.includes('--server-only')) {
     newest(join(root, 'web', 'vite.config.ts')),
     ...readdirSync(join(root, 'src', 'games')).map((g) => newest(join(root, 'src', 'games', g, 'snapshot.ts'))),
   );
-  if (!existsSync(webOut) || sources > statSync(webOut).mtimeMs) {
-    run(bin('vite'), ['build', '--config', 'web/vite.config.ts', '--logLevel', quiet ? 'error' : 'warn'], 'building the dashboard (vite)');
-  }
+  if (existsSync(webOut) && sources <= mtime(webOut)) return true;
+  return run(bin('vite'), ['build', '--config', 'web/vite.config.ts', '--logLevel', quiet ? 'error' : 'warn'], 'building the dashboard (vite)');
 }
+
+const started = Date.now();
+const results = await Promise.all([server(), solverCore(), dashboard()]);
+if (results.includes(false)) process.exit(1);
+say(ran === 0 ? 'up to date' : `done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
