@@ -70,6 +70,14 @@ function seed(store: RecordStore): void {
     endedAt: T0 + 2 * HOUR + 60_000,
     result: { reason: 'won', winner: 1, winnerName: 'KI 2', points: { 0: 6, 1: 10, 2: 4 }, turns: 77, timeouts: 0 },
   });
+  // A long record: 2,000 events and 24,000 wire lines (a third written three lines at once, as Catan does).
+  const long = store.startMatch({ id: 'catan-long', game: 'catan', startedAt: T0, seats: two('KI 1', 'KI 2', 'ai') });
+  for (let i = 0; i < 2000; i++) store.addEvent(long, { at: T0 + i, seat: i % 2, type: 'move', data: { i } });
+  for (let i = 0; i < 12_000; i++) {
+    const data = i % 2 === 0 ? `{"type":"line","n":${i}}` : `{"a":${i}}\n{"b":${i}}\n{"c":${i}}`;
+    store.addWire({ matchId: long, game: 'catan', conn: `127.0.0.1:${41000 + (i % 3)}`, at: T0 + i, dir: i % 4 === 0 ? 'in' : 'out', data });
+  }
+  store.finishMatch(long, { status: 'finished', endedAt: T0 + 20_000, result: { reason: 'won', winner: 0, winnerName: 'KI 1', points: { 0: 10, 1: 3 }, turns: 300 } });
 }
 
 describe('the Matches page', () => {
@@ -99,11 +107,17 @@ describe('the Matches page', () => {
     store.close();
   });
 
+  /** Opens a page of the dashboard afresh (a hash-only goto would wait for a load that never comes). */
+  const open = async (hash: string) => {
+    await page.goto('about:blank');
+    await page.goto(`${base}/${hash}`);
+  };
+
   const rowIds = async () =>
     Promise.all((await page.getByTestId('match-row').all()).map((row) => row.getAttribute('data-match-id')));
 
   it('shows results in words, Mia per hour, and the other games in server-side pages', async () => {
-    await page.goto(`${base}/#/matches`);
+    await open('#/matches');
     await expect.poll(() => page.getByTestId('match-row').count()).toBe(50);
     // Mia's 35 rounds are two rows, one per hour, not 35 rows among the others.
     const hours = page.getByTestId('match-hour-row');
@@ -123,24 +137,24 @@ describe('the Matches page', () => {
     expect(await row('c4-54').getByTestId('match-score').textContent()).toBe('7 moves');
     expect(await row('c4-54').getByTestId('match-reason').textContent()).toBe('four');
     expect(await page.getByTestId('match-row').filter({ hasText: '{' }).count()).toBe(0);
-    expect(await page.getByTestId('matches-page').textContent()).toBe('page 1 of 2 (58 matches)');
+    expect(await page.getByTestId('matches-page').textContent()).toBe('page 1 of 2 (59 matches)');
     await page.screenshot({ path: join(SHOTS, 'matches-grouped.png'), fullPage: true });
 
     await page.getByTestId('matches-next').click();
-    await expect.poll(() => page.getByTestId('match-row').count()).toBe(8);
+    await expect.poll(() => page.getByTestId('match-row').count()).toBe(9);
     expect(new URL(page.url()).hash).toBe('#/matches?page=2');
-    expect(await rowIds()).toEqual(['c4-07', 'c4-06', 'c4-05', 'c4-04', 'c4-03', 'c4-02', 'c4-01', 'c4-00']);
+    expect(await rowIds()).toEqual(['c4-07', 'c4-06', 'c4-05', 'c4-04', 'c4-03', 'c4-02', 'c4-01', 'c4-00', 'catan-long']);
   });
 
   it('filters by player and status, and lists one hour of Mia rounds', async () => {
-    await page.goto(`${base}/#/matches`);
+    await open('#/matches');
     await page.getByTestId('matches-player-filter').fill('lotse');
     await expect.poll(() => rowIds()).toEqual(['ost-1']);
     expect(new URL(page.url()).hash).toBe('#/matches?player=lotse');
     // No Mia round has that player: no hour panel.
     expect(await page.getByTestId('match-hours').count()).toBe(0);
 
-    await page.goto(`${base}/#/matches?game=mia&status=any`);
+    await open('#/matches?game=mia&status=any');
     await expect.poll(() => page.getByTestId('match-hour-row').count()).toBe(2);
     await page.getByTestId('match-hour-row').nth(0).getByRole('link').click();
     await expect.poll(() => page.getByTestId('match-row').count()).toBe(5);
@@ -152,6 +166,33 @@ describe('the Matches page', () => {
 
     await page.getByTestId('matches-status-filter').selectOption('aborted');
     await expect.poll(() => rowIds()).toEqual(['mia-34']);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows a long record a page at a time', async () => {
+    await open('#/matches/catan-long');
+    const lines = page.getByTestId('wire-line');
+    await expect.poll(() => lines.count()).toBe(200);
+    expect(await page.getByTestId('wire-pager-range').textContent()).toBe('1–200 of 24000');
+    expect(await page.getByTestId('event-row').count()).toBe(100);
+    expect(await page.getByTestId('result-line').textContent()).toBe('KI 1 won · 10 : 3 · won');
+    const size = () => page.evaluate<[number, number]>('[document.getElementsByTagName("*").length, document.documentElement.scrollHeight]');
+    const [nodes, height] = await size();
+    expect(nodes).toBeLessThan(3000);
+    expect(height).toBeLessThan(20_000);
+
+    await page.getByTestId('wire-pager-next').click();
+    await expect.poll(() => lines.first().textContent()).toContain('{"type":"line","n":100}');
+    await page.getByTestId('wire-pager-last').click();
+    await expect.poll(() => page.getByTestId('wire-pager-range').textContent()).toBe('23801–24000 of 24000');
+    expect(await lines.last().textContent()).toContain('{"c":11999}');
+
+    await page.getByTestId('wire-conn-select').selectOption('127.0.0.1:41000');
+    await expect.poll(() => page.getByTestId('wire-pager-range').textContent()).toBe('1–200 of 8000');
+    expect(new Set(await Promise.all((await lines.all()).map((l) => l.getAttribute('data-conn'))))).toEqual(new Set(['127.0.0.1:41000']));
+    await page.getByTestId('events-pager-next').click();
+    await expect.poll(() => page.getByTestId('event-row').first().textContent()).toContain('100');
+    expect((await size())[0]).toBeLessThan(3000);
     expect(pageErrors).toEqual([]);
   });
 });

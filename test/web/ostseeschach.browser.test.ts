@@ -123,9 +123,15 @@ describe('Ostseeschach in a browser', () => {
     const replay = replayOstseeschachMatch(store.getMatch(row.matchId!)!)!;
     const gameRow = page.locator(`[data-testid="ost-result-row"][data-room-id="${a.roomId}"]`);
     await expect.poll(() => gameRow.count()).toBe(1);
+    // The replay opens below the results; the window goes to it rather than staying at the list.
+    await page.setViewportSize({ width: 1280, height: 600 });
     await gameRow.getByTestId('ost-replay-button').click();
     const replayBoard = page.getByTestId('ost-replay-board');
     await expect.poll(() => replayBoard.getAttribute('data-turn')).toBe('0');
+    await expect.poll(async () => (await page.getByTestId('ost-replay').boundingBox())?.y ?? -1).toBeGreaterThanOrEqual(0);
+    expect((await page.getByTestId('ost-replay').boundingBox())?.y).toBeLessThan(50);
+    expect((await replayBoard.boundingBox())?.y).toBeLessThan(600);
+    await page.setViewportSize({ width: 1280, height: 1200 });
     expect(await replayBoard.getAttribute('data-pieces')).toBe(piecesKey(replay.frames[0]!.pieces));
     expect((await replayBoard.getAttribute('data-pieces'))?.split(' ')).toHaveLength(16);
     await page.getByTestId('ost-replay-next').click();

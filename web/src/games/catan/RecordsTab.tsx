@@ -5,6 +5,7 @@ import type { CatanRecordView } from '../../../../src/games/catan/web-views.js';
 import { formatDuration, formatTime } from '../../format.js';
 import { href } from '../../router.js';
 import { usePolling } from '../../usePolling.js';
+import { useScrollIntoView } from '../../useScrollIntoView.js';
 import { Board } from './Board.js';
 import { ColourChip, GameLog, PlayersTable, namesOf } from './Players.js';
 
@@ -95,6 +96,7 @@ export function RecordsTab({
 function Record({ id }: { id: string }) {
   const record = usePolling<CatanRecordView>(`/api/catan/records/${encodeURIComponent(id)}`, null);
   const r = record.data;
+  const top = useScrollIntoView<HTMLDivElement>(r !== null);
   const final = r?.final ?? null;
   const colours = useMemo(
     () => new Map<number, Colour>((final?.players ?? []).map((p) => [p.id, p.colour])),
@@ -109,7 +111,7 @@ function Record({ id }: { id: string }) {
     );
   if (!r) return <p className="muted">Loading the record…</p>;
   return (
-    <div className="catan-layout" data-testid="catan-record" data-match={r.id}>
+    <div className="catan-layout" data-testid="catan-record" data-match={r.id} ref={top}>
       <div className="panel catan-board-panel">
         <div className="panel-header">
           <h2>Final position</h2>

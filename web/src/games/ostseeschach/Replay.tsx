@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { OstseeschachReplay } from '../../../../src/games/ostseeschach/snapshot.js';
 import { href } from '../../router.js';
 import { usePolling } from '../../usePolling.js';
+import { useScrollIntoView } from '../../useScrollIntoView.js';
 import { Board } from './Board.js';
 import { causesText, partsText, resultText } from './results.js';
 
@@ -23,6 +24,7 @@ export function Replay({ matchId, onClose }: { matchId: string; onClose: () => v
     setPlaying(false);
   }
   const data = replay.data;
+  const top = useScrollIntoView<HTMLDivElement>(data !== null);
   const lastIndex = data ? data.frames.length - 1 : 0;
 
   const at = Math.min(index, lastIndex);
@@ -43,7 +45,7 @@ export function Replay({ matchId, onClose }: { matchId: string; onClose: () => v
     setIndex(Math.max(0, Math.min(lastIndex, i)));
   };
   return (
-    <div data-testid="ost-replay" data-match-id={data.matchId}>
+    <div data-testid="ost-replay" data-match-id={data.matchId} ref={top}>
       <div className="panel-header">
         <h2>
           Replay: {seatName(data.names[0], 'ONE')} vs {seatName(data.names[1], 'TWO')}
