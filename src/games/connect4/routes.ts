@@ -8,7 +8,7 @@ import type { Peer, PeerEvent } from './peer.js';
 import { isValidOwnName } from './protocol.js';
 import { fromMoves, legalMoves, status, toMove } from './rules.js';
 import { LEVELS, type GameError, type SolverGame, type SolverGames } from './solver-games.js';
-import type { Analysis, RelayMessage, SolverGameView } from './views.js';
+import type { Analysis, AnalyseProgress, AnalyseProgressView, RelayMessage, SolverGameView } from './views.js';
 
 /**
  * The dashboard's Connect Four routes: games against the solver (`/api/connect4/games`), the
@@ -23,6 +23,7 @@ export interface Connect4RouteDeps {
   engine: Pick<C4Engine, 'analyse'>;
   log: Logger;
   maxBrowserPeers: number;
+  /** How long an analysis may search before it answers 503 (default 10 s: the bots share the solver). */
   analyseTimeoutMs?: number;
 }
 
@@ -52,6 +53,10 @@ export function registerConnect4Routes(app: FastifyInstance, deps: Connect4Route
   const analyseTimeoutMs = deps.analyseTimeoutMs ?? 10_000;
   let browserPeers = 0;
 
+  // The analyses running now, by position, for the progress route (the newest request's, when
+  // two ask for the same position).
+  const analysing = new Map<string, AnalyseProgress & { moves: string }>();
+
   app.get<{ Querystring: { moves?: string } }>('/api/connect4/analyse', async (request, reply) => {
     const text = (request.query.moves ?? '').trim();
     if (text.length > 42) return reply.code(400).send({ error: 'a position has at most 42 moves' });
@@ -61,16 +66,35 @@ export function registerConnect4Routes(app: FastifyInstance, deps: Connect4Route
     const s = status(state);
     const base = { moves: text, toMove: toMove(state), status: s };
     if (s.kind !== 'running' || legalMoves(state).length === 0) return reply.send({ ...base, scores: Array<null>(7).fill(null), score: null, best: [] } satisfies Analysis);
-    let scores: (number | null)[];
+    // A browser that moves on aborts its request: the solver drops the analysis nobody awaits.
+    const gone = new AbortController();
+    const onClose = (): void => {
+      if (!reply.raw.writableEnded) gone.abort();
+    };
+    reply.raw.on('close', onClose);
+    const progress = { moves: text, nodes: 0, column: null, columnsDone: 0, columns: 0, elapsedMs: 0 };
+    analysing.set(text, progress);
+    let scores: (number | null)[] | null = null;
     try {
-      scores = await engine.analyse(state.moves, analyseTimeoutMs);
+      scores = await engine.analyse(state.moves, analyseTimeoutMs, { signal: gone.signal, onProgress: (p) => Object.assign(progress, p) });
     } catch (err) {
-      log.debug({ err, moves: text }, 'analysis gave up');
-      return reply.code(503).send({ error: `this position is too deep to solve within ${analyseTimeoutMs / 1000} s; play a few more moves` });
+      log.debug({ err, moves: text }, gone.signal.aborted ? 'analysis cancelled: the client went away' : 'analysis gave up');
+    } finally {
+      reply.raw.off('close', onClose);
+      if (analysing.get(text) === progress) analysing.delete(text);
     }
+    // 499: nobody reads it, but the log says what happened.
+    if (gone.signal.aborted) return reply.code(499).send({ error: 'the request was cancelled' });
+    if (scores === null) return reply.code(503).send({ error: `this position is too deep to solve within ${analyseTimeoutMs / 1000} s; play a few more moves` });
     const score = Math.max(...scores.filter((v): v is number => v !== null));
     const best = scores.flatMap((v, i) => (v === score ? [i + 1] : []));
     return reply.send({ ...base, scores, score, best } satisfies Analysis);
+  });
+
+  app.get<{ Querystring: { moves?: string } }>('/api/connect4/analyse/progress', (request, reply) => {
+    const text = (request.query.moves ?? '').trim();
+    const running = analysing.get(text);
+    return reply.send((running ? { ...running, solving: true } : { moves: text, solving: false }) satisfies AnalyseProgressView);
   });
 
   app.post('/api/connect4/games', async (request, reply) => {

@@ -60,6 +60,21 @@ export interface Analysis {
   status: C4Status;
 }
 
+/** How far a running analysis has got (the solver's worker reports it every ~200 ms). */
+export interface AnalyseProgress {
+  /** Negamax calls so far for this analysis. */
+  nodes: number;
+  /** The column (1–7) being searched, null before the first. */
+  column: number | null;
+  /** Columns searched completely, of `columns` that need a search (full, winning and mirrored ones do not). */
+  columnsDone: number;
+  columns: number;
+  elapsedMs: number;
+}
+
+/** `GET /api/connect4/analyse/progress?moves=…`: the progress of a running analysis of that position. */
+export type AnalyseProgressView = { moves: string; solving: false } | ({ moves: string; solving: true } & AnalyseProgress);
+
 export interface RemotePeerView {
   key: string;
   address: string;

@@ -1,7 +1,7 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bestReport, solveLine, solveStream } from '../../../src/games/connect4/solve-command.js';
+import { bestReport, SolveProgress, solveLine, solveStream } from '../../../src/games/connect4/solve-command.js';
 import {
   Book,
   canonicalKey,
@@ -349,5 +349,56 @@ describe('spielhalle solve', () => {
     const [full = ''] = fixture('Test_L3_R1').find(([m]) => Array.from(m).filter((c) => c === m[0]).length === 6) ?? [];
     expect(bestReport(full, solver).lines?.[0]?.split(' ')[Number(full[0]) - 1]).toBe('-');
     expect(bestReport('4448', solver).error).toMatch(/not a column/);
+  });
+
+  /** A terminal (or not) that keeps what is written to it, synchronously. */
+  function terminal(isTTY: boolean): Writable & { text: string[] } {
+    const text: string[] = [];
+    const w = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        text.push(chunk.toString());
+        callback();
+      },
+    });
+    return Object.assign(w, { text, isTTY });
+  }
+
+  // Without the book: 3 M nodes to analyse (a few dozen checkpoints), 0.7 M to solve the other.
+  const MIDGAME = '43435656';
+  const CLEAR = '\r\x1b[K';
+
+  it('shows progress on a terminal\'s stderr while it solves, and erases it; stdout is unchanged', () => {
+    const expected = bestReport(MIDGAME, new Solver({ tableLog: 20 }));
+    const s = new Solver({ tableLog: 20 });
+    const tty = terminal(true);
+    expect(SolveProgress.onTerminal(terminal(false), s)).toBeNull();
+    expect(SolveProgress.onTerminal(tty, s)).not.toBeNull();
+    const progress = new SolveProgress(tty, s, 0);
+    expect(bestReport(MIDGAME, s, false, progress)).toEqual(expected);
+    expect(tty.text.length).toBeGreaterThan(3);
+    expect(tty.text[0]?.startsWith(CLEAR)).toBe(true);
+    expect(tty.text[0]?.slice(CLEAR.length)).toMatch(/^solving 43435656: column [1-7] \([1-7] of [1-7]\), \d+(\.\d)? [kM] nodes, \d+\.\d s$/);
+    // The line is erased when the solve ends, and the solver no longer reports to it.
+    expect(tty.text.at(-1)).toBe(CLEAR);
+    expect(s.onCheckpoint).toBeNull();
+
+    tty.text.length = 0;
+    s.reset();
+    expect(solveLine('4343565', 3, s, false, false, progress).out).toMatch(/^4343565 -?\d+$/);
+    expect(tty.text[0]?.slice(CLEAR.length)).toMatch(/^solving line 3: 4343565, \d+(\.\d)? [kM] nodes/);
+    expect(tty.text.at(-1)).toBe(CLEAR);
+  });
+
+  it('writes no progress to a stderr that is not a terminal', async () => {
+    const input = new PassThrough();
+    const out = new PassThrough();
+    let stdout = '';
+    out.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const errOut = terminal(false);
+    const done = solveStream(input, out, errOut, new Solver({ tableLog: 20 }));
+    input.end(`${MIDGAME}\n`);
+    expect(await done).toBe(0);
+    expect(stdout).toMatch(/^43435656 -?\d+\n$/);
+    expect(errOut.text).toEqual([]);
   });
 });

@@ -106,16 +106,22 @@ export class Solver {
 
   /**
    * The value of every column (index 0 = column 1) as Pons' analyze gives it: null for a full
-   * column, the immediate-win score for a winning move, else −score(after it).
+   * column, the immediate-win score for a winning move, else −score(after it). `onColumn` is told
+   * before each column that needs a search: the 0-based column, how many such columns came before
+   * it and how many there are (progress reports).
    */
-  analyse(position: Position, weak = false): (number | null)[] {
+  analyse(position: Position, weak = false, onColumn?: (column: number, done: number, count: number) => void): (number | null)[] {
     const scores: (number | null)[] = [];
     const symmetric = isSymmetric(position);
+    const searched = (col: number) => !(symmetric && col > WIDTH >> 1) && position.canPlay(col) && !position.isWinningMove(col);
+    const count = Array.from({ length: WIDTH }, (_, col) => col).filter(searched).length;
+    let done = 0;
     for (let col = 0; col < WIDTH; col++) {
       if (symmetric && col > WIDTH >> 1) scores.push(scores[WIDTH - 1 - col] ?? null);
       else if (!position.canPlay(col)) scores.push(null);
       else if (position.isWinningMove(col)) scores.push((CELLS + 1 - position.moves) >> 1);
       else {
+        onColumn?.(col, done++, count);
         const child = position.clone();
         child.playCol(col);
         scores.push(0 - this.solve(child, weak));
