@@ -5,7 +5,7 @@ import { systemClock, type Clock, type Timer } from '../../core/clock.js';
 import { isLoopbackHost } from '../../core/hosts.js';
 import { connectionLogger, logWire, silentLogger, type Logger } from '../../core/log.js';
 import { ALL_DICE, formatDice, type Dice } from './dice.js';
-import { formatClient, parseServer, type IncomingServer, type OutgoingClient } from './protocol.js';
+import { formatClient, isValidName, MAX_NAME_LENGTH, parseServer, type IncomingServer, type OutgoingClient } from './protocol.js';
 import type { MiaBot, ObservedEvent, RoundContext } from './bots/types.js';
 
 /**
@@ -108,6 +108,8 @@ export class MiaClient {
     if (this.socket) throw new Error('MiaClient already started');
     this.stopping = false;
     const { host, port, name } = this.options;
+    // `a;b` would register as `a` and then answer nothing addressed to it.
+    if (!isValidName(name)) throw new RangeError(`${JSON.stringify(this.options.name)} is no Mia name: 1 to ${MAX_NAME_LENGTH} characters, none of , ; : spaces or control characters`);
     if (isIP(host) === 0) {
       try {
         this.target = (await lookup(host, { family: 4 })).address;

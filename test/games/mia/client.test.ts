@@ -238,6 +238,16 @@ describe('MiaClient', () => {
     expect(client.localPort).toBeNull();
   });
 
+  it('refuses to start with a name the protocol cannot carry, before sending anything', async () => {
+    for (const name of ['a;b', 'a,b', 'a b', 'x:y', '', 'twenty-one-characters']) {
+      const { server, client } = await setUp({ name, bot: createBot('honest', 1) });
+      await expect(client.start(), name).rejects.toThrow(/is no Mia name/);
+      expect(client.localPort).toBeNull();
+      await new Promise((r) => setTimeout(r, 20));
+      expect(server.client, name).toBeNull();
+    }
+  });
+
   it('registers a spectator, which never joins nor plays', async () => {
     const lines: string[] = [];
     const { server, client } = await setUp({ name: 'watcher', lines });
