@@ -15,7 +15,10 @@ export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The files git knows (or, outside a git checkout, the folders the build reads) copied to a new directory. */
 export function freshCopy(root = repoRoot): string {
   const dir = mkdtempSync(join(tmpdir(), 'spielhalle-start-'));
-  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   const paths = listed.status === 0 ? listed.stdout.split('\0').filter((p) => p !== '') : null;
   if (paths) {
     for (const path of paths) {
@@ -26,7 +29,10 @@ export function freshCopy(root = repoRoot): string {
   } else {
     for (const entry of readdirSync(root)) {
       if (['node_modules', 'dist', 'data', 'test-results', '.git'].includes(entry)) continue;
-      cpSync(join(root, entry), join(dir, entry), { recursive: true, filter: (src) => !src.startsWith(join(root, 'web', 'dist')) });
+      cpSync(join(root, entry), join(dir, entry), {
+        recursive: true,
+        filter: (src) => !src.startsWith(join(root, 'web', 'dist')),
+      });
     }
   }
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
@@ -55,9 +61,20 @@ export interface StartRun {
  * Runs `command` (say `npm start -- <flags>`) in `cwd` as its own process group, times it until the
  * dashboard on `webPort` answers /healthz, then stops the whole group with SIGTERM.
  */
-export async function timeStart(options: { cwd: string; command: string; args: string[]; webPort: number; limitMs: number }): Promise<StartRun> {
+export async function timeStart(options: {
+  cwd: string;
+  command: string;
+  args: string[];
+  webPort: number;
+  limitMs: number;
+}): Promise<StartRun> {
   const started = performance.now();
-  const child = spawn(options.command, options.args, { cwd: options.cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+  const child = spawn(options.command, options.args, {
+    cwd: options.cwd,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
   let stderr = '';
   let built: number | null = null;
   child.stderr.on('data', (d: Buffer) => {

@@ -46,7 +46,13 @@ for (let i = 1; i <= runs; i++) {
     const { args, ports } = await allGamesOnFreePorts();
     const data = mkdtempSync(join(tmpdir(), 'spielhalle-start-data-'));
     const webPort = ports.find((p) => p.name === 'dashboard')?.port ?? 0;
-    const run = await timeStart({ cwd: copy, command: 'npm', args: ['start', '--', ...args, '--data-dir', data, '--log-level', 'warn'], webPort, limitMs: LIMIT_MS });
+    const run = await timeStart({
+      cwd: copy,
+      command: 'npm',
+      args: ['start', '--', ...args, '--data-dir', data, '--log-level', 'warn'],
+      webPort,
+      limitMs: LIMIT_MS,
+    });
     rmSync(data, { recursive: true, force: true });
     if (pass === 'clean') built = run.built;
     times.push(run.healthy);

@@ -68,7 +68,11 @@ function run(cmd, args, what) {
 // checking types (a second, not a minute, under load). The stamp marks the last complete build.
 async function server() {
   const stamp = join(root, 'dist', '.server-built');
-  const inputs = Math.max(newest(join(root, 'src')), mtime(join(root, 'tsconfig.build.json')), mtime(join(root, 'tsconfig.base.json')));
+  const inputs = Math.max(
+    newest(join(root, 'src')),
+    mtime(join(root, 'tsconfig.build.json')),
+    mtime(join(root, 'tsconfig.base.json')),
+  );
   if (existsSync(join(root, 'dist', 'cli.js')) && inputs <= mtime(stamp)) return true;
   say('transpiling the server (esbuild)');
   ran++;
@@ -101,7 +105,17 @@ async function server() {
 async function solverCore() {
   const wasmOut = join(root, 'dist', 'wasm', 'connect4-solver.wasm');
   if (newest(join(root, 'assembly', 'connect4')) <= mtime(wasmOut)) return true;
-  const asc = ['assembly/connect4/index.ts', '-O3', '--runtime', 'stub', '--noAssert', '--use', 'abort=', '-o', 'dist/wasm/connect4-solver.wasm'];
+  const asc = [
+    'assembly/connect4/index.ts',
+    '-O3',
+    '--runtime',
+    'stub',
+    '--noAssert',
+    '--use',
+    'abort=',
+    '-o',
+    'dist/wasm/connect4-solver.wasm',
+  ];
   return run(bin('asc'), asc, 'compiling the Connect Four solver core (asc)');
 }
 
@@ -112,10 +126,16 @@ async function dashboard() {
     newest(join(root, 'web', 'src')),
     newest(join(root, 'web', 'index.html')),
     newest(join(root, 'web', 'vite.config.ts')),
-    ...readdirSync(join(root, 'src', 'games')).map((g) => newest(join(root, 'src', 'games', g, 'snapshot.ts'))),
+    ...readdirSync(join(root, 'src', 'games')).map((g) =>
+      newest(join(root, 'src', 'games', g, 'snapshot.ts')),
+    ),
   );
   if (existsSync(webOut) && sources <= mtime(webOut)) return true;
-  return run(bin('vite'), ['build', '--config', 'web/vite.config.ts', '--logLevel', quiet ? 'error' : 'warn'], 'building the dashboard (vite)');
+  return run(
+    bin('vite'),
+    ['build', '--config', 'web/vite.config.ts', '--logLevel', quiet ? 'error' : 'warn'],
+    'building the dashboard (vite)',
+  );
 }
 
 const started = Date.now();

@@ -30,7 +30,9 @@ describe('Mia house line-up', () => {
     for (const [i, playing] of a.entries()) {
       expect(playing.size).toBeGreaterThanOrEqual(2);
       const before = a[i - 1];
-      if (before) for (const name of HOUSE) expect(playing.has(name) || before.has(name), `${name} in rounds ${i} and ${i + 1}`).toBe(true);
+      if (before)
+        for (const name of HOUSE)
+          expect(playing.has(name) || before.has(name), `${name} in rounds ${i} and ${i + 1}`).toBe(true);
     }
     // the server expires a player after one missed round: everybody plays
     expect(new Set(lineups('rules', 20, HOUSE, 1))).toEqual(new Set([HOUSE.join(',')]));
@@ -41,7 +43,8 @@ describe('Mia house line-up', () => {
     const l = new HouseLineup(HOUSE, 'groups');
     const expected = lineups('groups', 3).map((s) => s.split(','));
     for (const round of expected) {
-      for (const name of HOUSE) expect(l.joins(name), `${name} in ${round.join(',')}`).toBe(round.includes(name));
+      for (const name of HOUSE)
+        expect(l.joins(name), `${name} in ${round.join(',')}`).toBe(round.includes(name));
     }
     expect(l.rounds).toBe(3);
   });
@@ -50,7 +53,10 @@ describe('Mia house line-up', () => {
     const settings: Settings = {
       ...DEFAULT_SETTINGS,
       seed: 'house-test',
-      games: { ...DEFAULT_SETTINGS.games, mia: { ...DEFAULT_SETTINGS.games.mia, port: 0, startEarly: true, waitRecheckMs: 50, houseBots: 4 } },
+      games: {
+        ...DEFAULT_SETTINGS.games,
+        mia: { ...DEFAULT_SETTINGS.games.mia, port: 0, startEarly: true, waitRecheckMs: 50, houseBots: 4 },
+      },
     };
     const store = new RecordStore(':memory:');
     const ctx = { settings, log: silentLogger, store };
@@ -74,7 +80,9 @@ describe('Mia house line-up', () => {
       // The same seed draws the same line-ups (the spectator may have come in after the first rounds).
       const planned = lineups('house-test', 200).map((l) => l.split(',').sort().join(','));
       const at = planned.findIndex((_, i) => tables.every((t, j) => planned[i + j] === t));
-      expect(at, `${tables.join(' | ')} within ${planned.slice(0, 12).join(' | ')}`).toBeGreaterThanOrEqual(0);
+      expect(at, `${tables.join(' | ')} within ${planned.slice(0, 12).join(' | ')}`).toBeGreaterThanOrEqual(
+        0,
+      );
     } finally {
       await spectator.close();
       for (const b of bots) await b.stop();
