@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { GenericLive } from './games/GenericLive.js';
 import { livePages } from './games/index.js';
 import { MatchDetail } from './pages/MatchDetail.js';
@@ -7,30 +8,49 @@ import { href, useRoute, type Route } from './router.js';
 
 export function App() {
   const route = useRoute();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const [shownRoute, setShownRoute] = useState(route);
+  // Choosing a page folds the menu again (a phone shows it over the page).
+  if (shownRoute !== route) {
+    setShownRoute(route);
+    setMenuOpen(false);
+  }
   return (
     <>
       <nav className="topbar">
         <a className="brand" href={href.overview}>
           Spielhalle
         </a>
-        <a href={href.overview} className={route.page === 'overview' ? 'active' : undefined}>
-          Overview
-        </a>
-        {[...livePages].map(([game, { label }]) => (
-          <a
-            key={game}
-            href={href.live(game)}
-            className={route.page === 'live' && route.game === game ? 'active' : undefined}
-          >
-            {label}
-          </a>
-        ))}
-        <a
-          href={href.matches()}
-          className={route.page === 'matches' || route.page === 'match' ? 'active' : undefined}
+        <button
+          type="button"
+          className="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="menu"
+          data-testid="menu-button"
+          onClick={() => setMenuOpen((open) => !open)}
         >
-          Matches
-        </a>
+          ☰ Menu
+        </button>
+        <div id="menu" className={menuOpen ? 'menu open' : 'menu'}>
+          <a href={href.overview} className={route.page === 'overview' ? 'active' : undefined}>
+            Overview
+          </a>
+          {[...livePages].map(([game, { label }]) => (
+            <a
+              key={game}
+              href={href.live(game)}
+              className={route.page === 'live' && route.game === game ? 'active' : undefined}
+            >
+              {label}
+            </a>
+          ))}
+          <a
+            href={href.matches()}
+            className={route.page === 'matches' || route.page === 'match' ? 'active' : undefined}
+          >
+            Matches
+          </a>
+        </div>
       </nav>
       <main>
         <Page route={route} />
