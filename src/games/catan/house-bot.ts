@@ -7,6 +7,7 @@ import { randomBot } from './bots/strategies.js';
 import { BotDriver } from './driver.js';
 import type { Peer } from './match.js';
 import { formatClient, type ClientMessage, type Outgoing } from './protocol.js';
+import type { Colour } from './rules/index.js';
 import type { Lobby, Session } from './session.js';
 import type { SeatKind } from './snapshot.js';
 
@@ -29,6 +30,14 @@ export interface HouseBotHall {
   disconnected(session: Session): void;
 }
 
+/** A house bot's seat as the caller wants it (house games, docs/catan.md); unset parts are the hall's defaults. */
+export interface BotSeat {
+  readonly name?: string | undefined;
+  /** The colour it asks for first (then the first free one). */
+  readonly colour?: Colour | undefined;
+  readonly strategy?: ((seed: string) => CatanBot) | undefined;
+}
+
 export interface HouseBotOptions {
   readonly hall: HouseBotHall;
   readonly lobby: Lobby;
@@ -36,6 +45,8 @@ export interface HouseBotOptions {
   readonly seed: string;
   /** Makes the bot (default: baseline R from bots/random.ts). The lead's strong AI plugs in here. */
   readonly strategy?: ((seed: string) => CatanBot) | undefined;
+  /** The colour asked for first (default: the first free one). */
+  readonly colour?: Colour | undefined;
   /** Pause before each of the bot's messages (0: the next turn of the event loop). */
   readonly thinkMs: number;
   /** Legal actions from the match rather than worked out from the bot's view. */
@@ -65,6 +76,7 @@ export class HouseBot implements Peer {
     };
     this.driver = new BotDriver({
       name: o.name,
+      colour: o.colour,
       bot: (o.strategy ?? ((seed: string) => randomBot(seed)))(o.seed),
       send: (m) => {
         o.store?.addWire({ matchId: this.matchId, game: 'catan', conn: this.conn, at: o.clock.now(), dir: 'in', data: formatClient(m) });

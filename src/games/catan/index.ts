@@ -3,6 +3,7 @@ import { guard } from '../../core/guard.js';
 import type { Stoppable } from '../../core/lifecycle.js';
 import type { GameModule, ServeContext } from '../types.js';
 import { registerCatanBotCommand } from './commands.js';
+import { houseBotSeats, houseLineUp } from './house-games.js';
 import { verifyCatanMatch } from './replay.js';
 import { CatanServer } from './server.js';
 import { catanServerOptions } from './settings.js';
@@ -22,13 +23,19 @@ function catanOf(server: GameServer): CatanServer {
   return server;
 }
 
-/** `houseGames` loops, each starting a game of house bots, waiting for its end and a pause, and again. */
+/**
+ * `houseGames` loops ("tables"), each starting a game of house bots, waiting for its end and a
+ * pause, and again; game g of table t is seated by `houseLineUp(seed, t, g)` (house-games.ts).
+ */
 function startHouseBots(ctx: ServeContext, server: GameServer): Promise<Stoppable[]> {
   const s = ctx.settings.games.catan;
   const catan = catanOf(server);
   const log = ctx.log.child({ game: 'catan', part: 'house-games' });
   const parts: Stoppable[] = [];
   for (let i = 0; i < s.houseGames; i++) {
+    const table = i + 1;
+    /** The table's games so far: the next one's place in the schedule (a game that could not start keeps it). */
+    let games = 0;
     let stopped = false;
     let timer: NodeJS.Timeout | null = null;
     let current: string | null = null;
@@ -45,10 +52,12 @@ function startHouseBots(ctx: ServeContext, server: GameServer): Promise<Stoppabl
     const next = (): void => {
       timer = null;
       if (stopped) return;
-      catan.startGameWithBots(s.housePlayers).then(
+      const seats = houseLineUp(catan.seed, table, games, s.housePlayers);
+      catan.startGameWithBots(s.housePlayers, houseBotSeats(seats)).then(
         (id) => {
+          games++;
           current = id;
-          log.debug({ match: id }, 'house game started');
+          log.debug({ match: id, table, seats }, 'house game started');
         },
         (err: unknown) => {
           // The server is full or stopping: try again later.

@@ -5,7 +5,7 @@ import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
 import { Rng } from '../../core/rng.js';
 import type { GameEvent, SeenEvent, Viewer } from './events.js';
-import { HouseBot, type HouseBotOptions } from './house-bot.js';
+import { HouseBot, type BotSeat, type HouseBotOptions } from './house-bot.js';
 import { Match, type HistoryStep, type Participant, type Peer } from './match.js';
 import { TEXT, lobbyPlayer } from './messages.js';
 import { MAX_CHAT_LENGTH, MAX_NAME_LENGTH, MELDUNG_SERVER, OK, Outgoing, PROTOCOL, type ClientMessage, type ServerMessage } from './protocol.js';
@@ -468,14 +468,26 @@ export class Hall {
     );
   }
 
-  /** Seats house bots in `lobby` until it has `size` players (they choose free colours and start). */
-  addBots(lobby: Lobby, size: number): number {
+  /**
+   * Seats house bots in `lobby` until it has `size` players (they choose free colours and start);
+   * the i-th bot added takes `seats[i]` (name, colour asked for first, strategy) where given.
+   */
+  addBots(lobby: Lobby, size: number, seats: readonly BotSeat[] = []): number {
     let added = 0;
     while (lobby.members.length + lobby.reserved < Math.min(4, size)) {
       const n = ++this.botCount;
-      const name = `${BOT_NAMES[(n - 1) % BOT_NAMES.length]!}${n > BOT_NAMES.length ? ` ${Math.ceil(n / BOT_NAMES.length)}` : ''}`;
+      const seat = seats[added];
+      const name = seat?.name ?? `${BOT_NAMES[(n - 1) % BOT_NAMES.length]!}${n > BOT_NAMES.length ? ` ${Math.ceil(n / BOT_NAMES.length)}` : ''}`;
       lobby.reserved++;
-      new HouseBot({ ...this.o.houseBot, hall: this, lobby, name, seed: `${this.o.seed}/bot/${n}` });
+      new HouseBot({
+        ...this.o.houseBot,
+        ...(seat?.strategy ? { strategy: seat.strategy } : {}),
+        colour: seat?.colour,
+        hall: this,
+        lobby,
+        name,
+        seed: `${this.o.seed}/bot/${n}`,
+      });
       added++;
     }
     return added;
@@ -488,14 +500,14 @@ export class Hall {
     return { lobby: lobby.id, added: this.addBots(lobby, size) };
   }
 
-  /** A game of house bots only; resolves with its record id once it has started. */
-  startBotGame(players: 3 | 4 = 4): Promise<string> {
+  /** A game of house bots only (seated as `seats` says, see addBots); resolves with its record id once it has started. */
+  startBotGame(players: 3 | 4 = 4, seats: readonly BotSeat[] = []): Promise<string> {
     if (this.stopped || this.matches.size + this.lobbies.length >= this.o.maxGames) return Promise.reject(new Error(MELDUNG_SERVER.gameFull));
     const lobby = this.newLobby(true);
     const started = new Promise<string>((resolve, reject) =>
       lobby.waiters.push((id) => (id === null ? reject(new Error('the game of house bots did not start')) : resolve(id))),
     );
-    this.addBots(lobby, players);
+    this.addBots(lobby, players, seats);
     return started;
   }
 

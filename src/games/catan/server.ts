@@ -7,6 +7,7 @@ import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
 import { Connection } from './connection.js';
 import type { CatanBot } from './bots/bot.js';
+import type { BotSeat } from './house-bot.js';
 import { censorEvent, type GameEvent, type SeenEvent, type Viewer } from './events.js';
 import { Hall } from './lobby.js';
 import type { HistoryStep, Match } from './match.js';
@@ -208,9 +209,18 @@ export class CatanServer implements GameServer {
     return this.hall.fillLobby(lobbyId, size);
   }
 
-  /** A game of `players` house bots (for the dashboard to watch); resolves with its record id. */
-  startGameWithBots(players: 3 | 4 = 4): Promise<string> {
-    return this.hall.startBotGame(players);
+  /**
+   * A game of `players` house bots (for the dashboard to watch); resolves with its record id.
+   * `seats` names the bots, their colours and strategies in joining order (house-games.ts); by
+   * default they are `botStrategy` bots in the first free colours.
+   */
+  startGameWithBots(players: 3 | 4 = 4, seats: readonly BotSeat[] = []): Promise<string> {
+    return this.hall.startBotGame(players, seats);
+  }
+
+  /** The seed all of this server's randomness comes from. */
+  get seed(): string {
+    return String(this.o.seed);
   }
 
   /** A running game, for the lead's web routes (views and legal actions per player). */

@@ -26,7 +26,7 @@ export const catanSettingsSchema = z
     botFillMs: msOrOff,
     /** House bots' pause before each message they send (makes games watchable and playable). */
     botThinkMs: z.number().int().min(0).max(60_000),
-    /** How house bots play (every strategy of `spielhalle bot catan --strategy`). */
+    /** How house bots that fill lobbies play (every strategy of `spielhalle bot catan --strategy`); house games vary theirs (house-games.ts). */
     botStrategy: z.enum(CATAN_STRATEGIES),
     /** Games of house bots only that `serve` keeps going, one after the other, for the dashboard. */
     houseGames: z.number().int().min(0).max(8),

@@ -6,6 +6,7 @@ import { DEFAULT_SETTINGS, type Settings } from '../../../src/config.js';
 import { silentLogger } from '../../../src/core/log.js';
 import type { MatchDetail } from '../../../src/core/records.js';
 import { CatanClient, createCatanBot, type ClientResult } from '../../../src/games/catan/client.js';
+import { houseLineUp } from '../../../src/games/catan/house-games.js';
 import { catan } from '../../../src/games/catan/index.js';
 import { CatanServer } from '../../../src/games/catan/server.js';
 import type { CatanSettings } from '../../../src/games/catan/settings.js';
@@ -127,13 +128,26 @@ describe('Catan game module', () => {
   it('keeps games of house bots going, one after the other', async () => {
     const { run, server } = await start({ houseGames: 1, housePlayers: 3, housePauseMs: 10 }, true);
     await waitFor(() => finished(run).length >= 2, 'two house games', 50_000);
-    const [a, b] = finished(run);
+    const [a, b] = finished(run).sort((x, y) => x.startedAt - y.startedAt);
     for (const m of [a!, b!]) {
       expect(m.seats).toHaveLength(3);
       expect(m.seats.every((s) => s.kind === 'bot')).toBe(true);
       expect(catan.verify!(m)).toEqual({ checked: true, problems: [] });
     }
     expect(server.snapshot().gamesPlayed).toBeGreaterThanOrEqual(2);
+    // Seated as the schedule says (the top-level seed, table 1, games 0 and 1), so the two differ
+    // in line-up and colours: names carry the strategy, e.g. "Denker Ida" for the search bot.
+    const seated = (m: MatchDetail): string[] =>
+      (m.meta as { players: { name: string; colour: string }[] }).players.map((p) => `${p.name}:${p.colour}`).sort();
+    const planned = (g: number): string[] => houseLineUp('module', 1, g, 3).map((p) => `${p.name}:${p.colour}`).sort();
+    expect(seated(a!)).toEqual(planned(0));
+    expect(seated(b!)).toEqual(planned(1));
+    /** Each seat's strategy (the first word of its name) and colour. */
+    const roles = (m: MatchDetail): string[] =>
+      (m.meta as { players: { name: string; colour: string }[] }).players.map((p) => `${p.name.split(' ')[0]!} ${p.colour}`).sort();
+    const lineUp = (m: MatchDetail): string => roles(m).map((r) => r.split(' ')[0]).join(',');
+    expect(lineUp(a!)).not.toBe(lineUp(b!));
+    expect(roles(a!)).not.toEqual(roles(b!));
   }, 60_000);
 
   it('starts games of our AI and fills lobbies with it through the dashboard API', async () => {
