@@ -18,6 +18,7 @@ import { legalMoves } from '../../src/games/connect4/rules.js';
 
 describe('Connect Four in a browser', () => {
   const store = new RecordStore(':memory:');
+  const engine = new Connect4Engine();
   let hub: Connect4Hub;
   let rig: BrowserRig | undefined;
   let page: Page;
@@ -25,7 +26,7 @@ describe('Connect Four in a browser', () => {
   let pageErrors: string[] = [];
 
   beforeAll(async () => {
-    hub = new Connect4Hub({ host: '127.0.0.1', port: 0, broadcastAddress: null, peerPorts: [], store, log: silentLogger, engine: new Connect4Engine() });
+    hub = new Connect4Hub({ host: '127.0.0.1', port: 0, broadcastAddress: null, peerPorts: [], store, log: silentLogger, engine });
     await hub.start();
     rig = await openDashboard({ module: connect4, server: hub, store, viewport: { width: 1280, height: 1000 } });
     ({ base, page, pageErrors } = rig);
@@ -113,6 +114,28 @@ describe('Connect Four in a browser', () => {
     await expect.poll(() => page.getByTestId('c4-analyse-moves').inputValue()).toBe('444555542211');
     await expect.poll(async () => (await page.getByTestId('c4-analyse-verdict').textContent()) ?? '', { timeout: 20_000 }).toMatch(/to move (wins|loses)|draw/);
     await page.screenshot({ path: join(shots, 'connect4-analyse.png') });
+  }, 60_000);
+
+  it('shows how far a deep analysis got, and drops it when the position changes', async () => {
+    await page.goto(`${base}/#/connect4`);
+    await page.getByTestId('c4-tab-analyse').click();
+    const verdict = async () => (await page.getByTestId('c4-analyse-verdict').textContent()) ?? '';
+    await page.getByTestId('c4-analyse-moves').fill('44455554221');
+    await expect.poll(verdict, { timeout: 20_000 }).toMatch(/score -15/);
+    expect(await page.getByTestId('c4-analyse-best').count()).toBe(1);
+    // A position that takes the solver many seconds: the page says how far it got, and shows no
+    // "Best" of the position before.
+    await page.getByTestId('c4-analyse-moves').fill('4453');
+    await expect.poll(verdict, { timeout: 10_000 }).toMatch(/^Solving… column [1-7] \([1-7] of [1-7]\), \d+(\.\d)? [kM] positions searched, \d+\.\d s$/);
+    expect(await page.getByTestId('c4-analyse-best').count()).toBe(0);
+    await page.screenshot({ path: join(shots, 'connect4-analyse-progress.png') });
+    // Moving on cancels that search: the next position is answered at once.
+    const started = Date.now();
+    await page.getByTestId('c4-analyse-moves').fill('44455554221');
+    await expect.poll(verdict, { timeout: 20_000 }).toMatch(/score -15/);
+    expect(Date.now() - started).toBeLessThan(5000);
+    await expect.poll(() => engine.activeRequests).toBe(0);
+    expect(pageErrors).toEqual([]);
   }, 60_000);
 
   it('lists the games on the watch tab', async () => {

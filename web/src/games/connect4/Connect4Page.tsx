@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type {
   Analysis,
+  AnalyseProgressView,
   C4GameView,
   Connect4Snapshot,
   Level,
@@ -408,28 +409,52 @@ function formatScore(v: number | null): string | null {
   return v === null ? null : v > 0 ? `+${v}` : String(v);
 }
 
+/** What the Analyse view says while the server solves: how far the search has got. */
+function solvingText(p: AnalyseProgressView | null): string {
+  if (!p?.solving) return 'Solving…';
+  const nodes = p.nodes >= 1e6 ? `${(p.nodes / 1e6).toFixed(1)} M` : `${Math.round(p.nodes / 1e3)} k`;
+  const column = p.column === null ? '' : ` column ${p.column} (${p.columnsDone + 1} of ${p.columns}),`;
+  return `Solving…${column} ${nodes} positions searched, ${(p.elapsedMs / 1000).toFixed(1)} s`;
+}
+
 function Analyse() {
   const [moves, setMoves] = useState('');
   const [analysis, setAnalysis] = useState<Analysis | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
+  const [progress, setProgress] = useState<AnalyseProgressView | null>(null);
 
   useEffect(() => {
+    // Aborting (the position changed, or the tab closed) also stops the server's search.
     const controller = new AbortController();
     setLoading(true);
     setError(null);
+    setProgress(null);
+    // While the server solves, ask it every half second how far it got.
+    const poll = window.setInterval(() => {
+      getJson<AnalyseProgressView>(`/api/connect4/analyse/progress${query({ moves })}`, controller.signal)
+        .then((p) => {
+          if (!controller.signal.aborted) setProgress(p);
+        })
+        .catch(() => undefined);
+    }, 500);
     getJson<Analysis>(`/api/connect4/analyse${query({ moves })}`, controller.signal)
       .then((a) => {
+        window.clearInterval(poll);
         setAnalysis(a);
         setLoading(false);
       })
       .catch((e: unknown) => {
+        window.clearInterval(poll);
         if (controller.signal.aborted) return;
         setAnalysis(null);
         setError((e as Error).message);
         setLoading(false);
       });
-    return () => controller.abort();
+    return () => {
+      window.clearInterval(poll);
+      controller.abort();
+    };
   }, [moves]);
 
   const verdict = (a: Analysis): string => {
@@ -476,8 +501,8 @@ function Analyse() {
           labels={analysis && analysis.moves === moves ? analysis.scores.map(formatScore) : Array<null>(7).fill(null)}
           testId="c4-analyse-board"
         />
-        <p data-testid="c4-analyse-verdict">{loading ? 'Solving…' : analysis ? verdict(analysis) : ''}</p>
-        {analysis && analysis.best.length > 0 && (
+        <p data-testid="c4-analyse-verdict">{loading ? solvingText(progress) : analysis ? verdict(analysis) : ''}</p>
+        {!loading && analysis?.moves === moves && analysis.best.length > 0 && (
           <p>
             Best: <strong data-testid="c4-analyse-best">{analysis.best.join(', ')}</strong>
           </p>
