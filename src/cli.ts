@@ -57,6 +57,7 @@ export function summarizeMatch(m: MatchRecord): { result: string; moves: number 
   const winner = typeof r.winnerName === 'string' ? r.winnerName : seatName(r.winner);
   if (winner !== undefined) parts.push(`winner: ${winner}`);
   else if (r.outcome === 'drawn' || r.draw === true) parts.push('drawn');
+  else if (r.winner === null && m.status === 'finished') parts.push('no winner');
   else parts.push(typeof r.outcome === 'string' ? r.outcome : m.status);
   if (typeof r.reason === 'string') parts.push(`(${r.reason})`);
   let moves: number | null = null;

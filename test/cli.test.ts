@@ -159,6 +159,20 @@ describe('spielhalle CLI', () => {
     expect(lines[1]).toMatch(new RegExp(`^${played} .* finished +alice, bob, carol  round 7: lost: bob \\(CAUGHT_BLUFFING\\); \\+1: alice, carol$`));
   }, SLOW);
 
+  it('lists how the other games ended from their results', () => {
+    const dir = dataDir();
+    const store = new RecordStore(join(dir, 'spielhalle.db'));
+    const seats = ['White Player', 'Black Player'].map((name, seat) => ({ seat, name, kind: 'player' }));
+    const dame = store.startMatch({ game: 'dame', startedAt: Date.now() - 3000, seats });
+    store.finishMatch(dame, { status: 'finished', endedAt: Date.now(), result: { winner: 1, draw: false, reason: 'no-moves', plies: 40 } });
+    const c4 = store.startMatch({ game: 'connect4', startedAt: Date.now() - 2000, seats: [] });
+    store.finishMatch(c4, { status: 'finished', endedAt: Date.now(), result: { outcome: 'drawn', winner: null, winnerName: null, moves: '4444' } });
+    store.close();
+    const lines = run(['matches', '--data-dir', dir]).stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/ finished +drawn$/);
+    expect(lines[1]).toMatch(/ finished +White Player, Black Player  winner: Black Player \(no-moves\)$/);
+  }, SLOW);
+
   it('prunes old matches and wire logs, and counts first with --dry-run', () => {
     const dir = dataDir();
     const store = new RecordStore(join(dir, 'spielhalle.db'));
