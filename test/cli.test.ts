@@ -170,7 +170,7 @@ describe('spielhalle CLI', () => {
     store.close();
     const lines = run(['matches', '--data-dir', dir]).stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/ finished +drawn$/);
-    expect(lines[1]).toMatch(/ finished +White Player, Black Player  winner: Black Player \(no-moves\)$/);
+    expect(lines[1]).toMatch(/ finished +White Player, Black Player {2}winner: Black Player \(no-moves\)$/);
   }, SLOW);
 
   it('prunes old matches and wire logs, and counts first with --dry-run', () => {
