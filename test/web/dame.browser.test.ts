@@ -53,7 +53,9 @@ describe('Dame in a browser', () => {
     expect(id).toMatch(/^[a-z0-9]{13}$/);
     expect(server.getGame(id)).toMatchObject({ name: 'Gruppe 7', moveTimeMs: 5000, status: 'waiting', seats: [{ kind: 'open' }, { kind: 'engine' }] });
     // Only White is free: one command, with this server's port.
-    expect(await page.getByTestId('dame-command-0').textContent()).toBe(`spielhalle bot dame -g ${id} -p 1 --port ${server.port}`);
+    // As it runs in a checkout, and the installed form beside it.
+    expect(await page.getByTestId('dame-command-0').textContent()).toBe(`npm run -s spielhalle -- bot dame -g ${id} -p 1 --port ${server.port}`);
+    expect(await page.getByTestId('dame-command-0-installed').textContent()).toBe(`spielhalle bot dame -g ${id} -p 1 --port ${server.port}`);
     expect(await page.getByTestId('dame-course-command-0').textContent()).toContain(`./sysprak-client -g ${id} -p 1`);
     expect(await page.getByTestId('dame-command-1').count()).toBe(0);
     // The list follows the spectator snapshot.
@@ -105,9 +107,12 @@ describe('Dame in a browser', () => {
     await row.getByTestId('dame-recent-link').click();
     await expect.poll(() => page.url()).toContain(`#/matches/${matchId}`);
     await expect.poll(() => page.getByTestId('wire-line').count()).toBeGreaterThan(20);
-    const lines = await page.getByTestId('wire-line').allTextContents();
-    expect(lines.some((l) => l.includes('+ GAMEOVER'))).toBe(true);
-    expect(lines.some((l) => l.includes('PLAY '))).toBe(true);
+    expect((await page.getByTestId('wire-line').allTextContents()).some((l) => l.includes('PLAY '))).toBe(true);
+    // The log comes in pages: the game's end is on the last one.
+    if ((await page.getByTestId('wire-pager-last').count()) > 0) await page.getByTestId('wire-pager-last').click();
+    await expect
+      .poll(async () => (await page.getByTestId('wire-line').allTextContents()).some((l) => l.includes('+ GAMEOVER')))
+      .toBe(true);
     await page.screenshot({ path: join(shots, 'dame-match.png') });
     expect(pageErrors).toEqual([]);
   }, 60_000);

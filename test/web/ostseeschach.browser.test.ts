@@ -56,7 +56,8 @@ describe('Ostseeschach in a browser', () => {
     await page.goto(`${base}/#/ostseeschach`);
     await expect.poll(() => page.getByTestId('ws-state').getAttribute('data-state')).toBe('open');
     expect(await page.getByTestId('ost-port').textContent()).toBe(String(server.port));
-    expect(await page.getByTestId('ost-command').textContent()).toBe(`spielhalle bot ostseeschach -h 127.0.0.1 -p ${server.port}`);
+    expect(await page.getByTestId('ost-command').textContent()).toBe(`npm run -s spielhalle -- bot ostseeschach -h 127.0.0.1 -p ${server.port}`);
+    expect(await page.getByTestId('ost-command-installed').textContent()).toBe(`spielhalle bot ostseeschach -h 127.0.0.1 -p ${server.port}`);
 
     const live = page.getByTestId('ost-live');
     const board = page.getByTestId('ost-live-board');

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Command } from '../../components/Command.js';
 import type { CatanSnapshot } from '../../../../src/games/catan/snapshot.js';
 import { postJson } from '../../api.js';
 import { formatTime } from '../../format.js';
@@ -136,9 +137,7 @@ export function LobbyTab({ snapshot, onPlay }: { snapshot: CatanSnapshot | null;
             The server speaks protocol 0.3 (JSON lines over TCP) on port{' '}
             <code data-testid="catan-port">{snapshot?.port ?? 6000}</code>. Our AI plays there with
           </p>
-          <pre className="catan-command">
-            spielhalle bot catan --port {snapshot?.port ?? 6000} --name &quot;KI 1&quot; --strategy builder
-          </pre>
+          <Command args={catanBotArgs(snapshot?.port ?? 6000)} className="catan-command" testId="catan-command" />
           <p>
             Every client joins the one open lobby; when it is full (4) or everyone there has sent{' '}
             <code>Spiel starten</code> (at least 3), the game starts and a fresh lobby opens.{' '}
@@ -153,4 +152,12 @@ export function LobbyTab({ snapshot, onPlay }: { snapshot: CatanSnapshot | null;
       </div>
     </>
   );
+}
+
+const LOCAL = new Set(['localhost', '127.0.0.1', '[::1]', '']);
+
+/** Our AI's `spielhalle` arguments for this server (the host only when the page is not on this machine). */
+function catanBotArgs(port: number): string {
+  const host = window.location.hostname;
+  return `bot catan${LOCAL.has(host) ? '' : ` --host ${host}`} --port ${port} --name "KI 1" --strategy builder`;
 }

@@ -1,3 +1,4 @@
+import { Command } from '../../components/Command.js';
 import { useState } from 'react';
 
 /** A game id in monospace with a copy button (the id is what a student types into their client). */
@@ -29,13 +30,13 @@ export function GameId({ id, testId }: { id: string; testId?: string }) {
 const DEFAULT_PORT = 1357;
 const LOCAL = new Set(['localhost', '127.0.0.1', '[::1]', '']);
 
-/** What a student runs to take `seat` (0 = White) of game `id`: our bot, and the course's C client. */
+/** What a student runs to take `seat` (0 = White) of game `id`: our bot (its `spielhalle` arguments), and the course's C client. */
 export function clientCommands(id: string, seat: 0 | 1, port: number): { ours: string; course: string; where: string } {
   const host = window.location.hostname;
   const hostFlag = LOCAL.has(host) ? '' : ` --host ${host}`;
   const portFlag = port === DEFAULT_PORT ? '' : ` --port ${port}`;
   return {
-    ours: `spielhalle bot dame -g ${id} -p ${seat + 1}${hostFlag}${portFlag}`,
+    ours: `bot dame -g ${id} -p ${seat + 1}${hostFlag}${portFlag}`,
     course: `./sysprak-client -g ${id} -p ${seat + 1}`,
     where: `${LOCAL.has(host) ? '127.0.0.1' : host}:${port}`,
   };
@@ -52,9 +53,7 @@ export function JoinCommands({ id, seats, port }: { id: string; seats: readonly 
             <p className="muted">
               {seat === 0 ? 'White (player 1, moves first)' : 'Black (player 2)'}:
             </p>
-            <pre className="dame-command" data-testid={`dame-command-${seat}`}>
-              {c.ours}
-            </pre>
+            <Command args={c.ours} className="dame-command" testId={`dame-command-${seat}`} />
             <pre className="dame-command dame-command-course" data-testid={`dame-course-command-${seat}`}>
               {c.course}
               {'   '}# the course client, with host and port {c.where} in its configuration

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Command } from '../../components/Command.js';
 import type { OstseeschachBoardView, OstseeschachResultRow, OstseeschachRoomRow, OstseeschachSnapshot } from '../../../../src/games/ostseeschach/snapshot.js';
 import { ConnectionBadge } from '../../components/StatusBadge.js';
 import { formatTime } from '../../format.js';
@@ -243,7 +244,7 @@ function Connect({ port }: { port: number }) {
   return (
     <>
       <h3>Connect a client</h3>
-      <pre className="ost-command" data-testid="ost-command">{`spielhalle bot ostseeschach -h ${host} -p ${port}`}</pre>
+      <Command args={`bot ostseeschach -h ${host} -p ${port}`} className="ost-command" testId="ost-command" />
       <pre className="ost-command">{`java -jar defaultplayer.jar -h ${host} -p ${port}`}</pre>
       <p className="muted">
         Without a reservation a client joins with <code>&lt;join/&gt;</code> and plays whoever joins next; a contest runner prepares rooms as
