@@ -35,9 +35,6 @@ export interface Transport {
   write(data: string): void;
   /** Flushes what was written, then closes. */
   end(): void;
-  /** Stops and restarts reading while many packets wait to be handled (sockets only). */
-  pause?(): void;
-  resume?(): void;
 }
 
 export interface ConnectionOptions {
@@ -74,8 +71,12 @@ const SHOWN = 2000;
 export const MAX_UNMATCHED_WIRE = 200;
 /** Packets a socket connection handles before it lets other connections in. */
 export const PACKETS_PER_TURN = 64;
-/** Packets waiting to be handled beyond which the socket is no longer read until they are. */
-const MAX_QUEUED = 4096;
+/**
+ * Packets (and other parser events) read but not yet handled, at most: a client that gets this
+ * far ahead of the server is dropped as for a limit exceeded (PROTOCOL_ERROR). The official
+ * client sends one packet and waits for the answer.
+ */
+export const MAX_PENDING_PACKETS = 8192;
 
 export class Connection implements LobbyPeer {
   readonly id: string;
@@ -95,7 +96,6 @@ export class Connection implements LobbyPeer {
   private queue: { event: XmlEvent; chunk: Uint8Array | string }[] = [];
   private queueAt = 0;
   private draining = false;
-  private paused = false;
   /** The client's end of the stream came while packets before it were still queued. */
   private lostAfterQueue = false;
   private readonly parser: XmlStreamParser;
@@ -193,9 +193,12 @@ export class Connection implements LobbyPeer {
   receive(chunk: Uint8Array | string): void {
     if (this.closed) return;
     for (const event of this.parser.write(chunk)) this.queue.push({ event, chunk });
-    if (this.o.defer && this.queue.length - this.queueAt > MAX_QUEUED && !this.paused) {
-      this.paused = true;
-      this.o.transport.pause?.();
+    if (this.queue.length - this.queueAt > MAX_PENDING_PACKETS) {
+      badInputTotal.inc({ game: GAME, reason: 'too-many-pending' });
+      this.log.info({ pending: this.queue.length - this.queueAt }, 'too many packets ahead of the server: dropping the client');
+      this.dropQueue();
+      this.disconnect('PROTOCOL_ERROR');
+      return;
     }
     if (!this.draining) this.drain();
   }
@@ -206,6 +209,10 @@ export class Connection implements LobbyPeer {
     let handled = 0;
     while (this.queueAt < this.queue.length && this.isOpen()) {
       if (defer && handled >= PACKETS_PER_TURN) {
+        if (this.queueAt >= MAX_PENDING_PACKETS) {
+          this.queue = this.queue.slice(this.queueAt);
+          this.queueAt = 0;
+        }
         this.draining = true;
         defer(() => this.drain());
         return;
@@ -214,14 +221,14 @@ export class Connection implements LobbyPeer {
       handled++;
       this.handle(next.event, next.chunk);
     }
-    this.queue = [];
-    this.queueAt = 0;
+    this.dropQueue();
     this.draining = false;
     if (this.lostAfterQueue) this.disconnect('LOST_CONNECTION');
-    else if (this.paused) {
-      this.paused = false;
-      if (this.isOpen()) this.o.transport.resume?.();
-    }
+  }
+
+  private dropQueue(): void {
+    this.queue = [];
+    this.queueAt = 0;
   }
 
   private handle(event: XmlEvent, chunk: Uint8Array | string): void {
@@ -267,11 +274,16 @@ export class Connection implements LobbyPeer {
     this.record(matchId, 'in', data);
   }
 
-  /** The client's end of the stream (FIN) or a broken socket. */
-  remoteClosed(): void {
-    // What the client sent before its end is handled first.
-    if (this.draining) this.lostAfterQueue = true;
-    else this.disconnect('LOST_CONNECTION');
+  /**
+   * The client's end of the stream (FIN, `finished`: what it sent before is handled first) or a
+   * socket that is gone (the rest of its input is dropped).
+   */
+  remoteClosed(finished = false): void {
+    if (this.draining && finished) this.lostAfterQueue = true;
+    else {
+      this.dropQueue();
+      this.disconnect('LOST_CONNECTION');
+    }
   }
 
   /**

@@ -207,8 +207,6 @@ export class OstseeschachServer implements GameServer {
           // A client that never closes its side of an ended stream must not linger.
           setTimeout(() => socket.destroy(), lingerMs).unref();
         },
-        pause: () => socket.pause(),
-        resume: () => socket.resume(),
       },
       address,
       hostOf(socket.remoteAddress),
@@ -222,7 +220,7 @@ export class OstseeschachServer implements GameServer {
       socket.destroy();
     };
     socket.on('data', guard(this.log, what, (chunk: Buffer) => connection.receive(chunk), fail));
-    socket.on('end', guard(this.log, what, () => connection.remoteClosed(), fail));
+    socket.on('end', guard(this.log, what, () => connection.remoteClosed(true), fail));
     socket.on('error', (err) => this.log.debug({ err, conn: address }, 'socket error'));
     socket.on(
       'close',

@@ -4,7 +4,7 @@ import { silentLogger } from '../../../src/core/log.js';
 import { RecordStore } from '../../../src/core/records.js';
 import { randomBot } from '../../../src/games/ostseeschach/bots/random.js';
 import { playOnServer, type ClientOutcome } from '../../../src/games/ostseeschach/client.js';
-import { MAX_UNMATCHED_WIRE, PACKETS_PER_TURN } from '../../../src/games/ostseeschach/connection.js';
+import { MAX_PENDING_PACKETS, MAX_UNMATCHED_WIRE, PACKETS_PER_TURN } from '../../../src/games/ostseeschach/connection.js';
 import {
   createOstseeschachServer,
   type OstseeschachServer,
@@ -76,31 +76,21 @@ describe('a never-joined connection that floods the lobby', () => {
 });
 
 describe('one connection\'s run of packets never holds up the others', () => {
-  it(`handles ${PACKETS_PER_TURN} packets per turn of the event loop, stops reading while many wait, and ends after them`, () => {
+  it(`handles ${PACKETS_PER_TURN} packets per turn of the event loop, and a client's end after them`, () => {
     const h = new Harness();
     const later: (() => void)[] = [];
     let out = '';
     let ended = false;
-    const reading: string[] = [];
-    const c = h.server.attach(
-      {
-        write: (d) => (out += d),
-        end: () => (ended = true),
-        pause: () => reading.push('pause'),
-        resume: () => reading.push('resume'),
-      },
-      'flood:1',
-      '127.0.0.2',
-      (rest) => later.push(rest),
+    const c = h.server.attach({ write: (d) => (out += d), end: () => (ended = true) }, 'flood:1', '127.0.0.2', (rest) =>
+      later.push(rest),
     );
     const errors = (): number => out.split('<errorpacket ').length - 1;
     c.receive('<protocol>' + '<observe roomId="nope"/>'.repeat(5000));
     expect(errors()).toBe(PACKETS_PER_TURN - 1);
-    expect(reading).toEqual(['pause']);
     // Meanwhile another client plays at once.
     const other = h.connect('other').send('<protocol><join/>');
     expect(other.received).toContain('<joined');
-    c.remoteClosed();
+    c.remoteClosed(true);
     expect(ended).toBe(false);
     let turns = 0;
     while (later.length > 0) {
@@ -112,7 +102,27 @@ describe('one connection\'s run of packets never holds up the others', () => {
     // What the client sent before its end was handled; then the end, without a byte more.
     expect(ended).toBe(true);
     expect(out.endsWith('</errorpacket>')).toBe(true);
-    expect(reading).toEqual(['pause']);
+  });
+
+  it('drops the rest when the socket is gone, and a client too far ahead of the server', () => {
+    const h = new Harness();
+    const later: (() => void)[] = [];
+    let out = '';
+    const attach = (name: string) =>
+      h.server.attach({ write: (d) => (out += d), end: () => undefined }, name, '127.0.0.2', (rest) => later.push(rest));
+    const gone = attach('gone:1');
+    gone.receive('<protocol>' + '<observe roomId="nope"/>'.repeat(1000));
+    gone.remoteClosed();
+    while (later.length > 0) later.shift()!();
+    expect(out.split('<errorpacket ').length - 1).toBe(PACKETS_PER_TURN - 1);
+    expect(gone.open).toBe(false);
+
+    out = '';
+    const ahead = attach('ahead:1');
+    ahead.receive('<protocol>' + '<observe roomId="nope"/>'.repeat(MAX_PENDING_PACKETS));
+    expect(ahead.open).toBe(false);
+    expect(out).toBe('');
+    expect(later).toHaveLength(0);
   });
 });
 
