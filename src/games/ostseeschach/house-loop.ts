@@ -7,8 +7,64 @@ import { OstseeschachClient, type ClientOutcome } from './client.js';
  * House games: one game after another between two of our bots on a running server, through the
  * same doors a contest uses. An administrator prepares a room with two reserved, timed slots
  * (so house games never take a student's `join`), and each bot redeems its code over TCP.
- * Colours alternate from game to game, as the official TestClient alternates them.
+ *
+ * To teach something, the games differ (housePlan): our strong engine (the full move time) meets
+ * a cycle of weaker opponents, and it changes colour every game, as the official TestClient
+ * alternates colours. The cycle has an odd length, so within two rounds of it every pairing is
+ * played from both sides. The plan depends on the game's number only.
  */
+
+/**
+ * One seat of a house game: which bot, its think time per move, and its name after the loop's:
+ * `A (engine 500 ms)` for the strong engine, `B (depth2)` for its opponent, so `House 1 A` is
+ * always the strong side.
+ */
+export interface HouseSeat {
+  /** Which of the loop's bot instances plays it (an engine keeps its table from game to game). */
+  readonly key: string;
+  readonly bot: BotName;
+  readonly budgetMs: number;
+  readonly label: string;
+}
+
+/** The opponents of the strong engine in turn, with their share of the move time. */
+export const HOUSE_OPPONENTS: readonly { readonly bot: BotName; readonly share: number }[] = [
+  { bot: 'depth2', share: 1 },
+  { bot: 'engine', share: 0.1 },
+  { bot: 'random', share: 1 },
+];
+
+/** A hurried engine still thinks this long per move. */
+const MIN_ENGINE_MS = 10;
+
+const seat = (key: 'A' | 'B', bot: BotName, budgetMs: number): HouseSeat => ({
+  key,
+  bot,
+  budgetMs,
+  label: `${key} (${bot === 'engine' ? `engine ${budgetMs} ms` : bot})`,
+});
+
+/**
+ * The seats (ONE, TWO) of house game `round` (0-based). The strong engine plays ONE in even
+ * games and TWO in odd ones, against HOUSE_OPPONENTS[round % 3]. With `fixed` bots (tests),
+ * bot A and bot B just swap colours every game, as before.
+ */
+export function housePlan(
+  round: number,
+  moveTimeMs: number,
+  fixed?: readonly [BotName, BotName],
+): [HouseSeat, HouseSeat] {
+  if (fixed) {
+    const a = { key: 'A', bot: fixed[0], budgetMs: moveTimeMs, label: 'A' };
+    const b = { key: 'B', bot: fixed[1], budgetMs: moveTimeMs, label: 'B' };
+    return round % 2 === 0 ? [a, b] : [b, a];
+  }
+  const strong = seat('A', 'engine', moveTimeMs);
+  const o = HOUSE_OPPONENTS[round % HOUSE_OPPONENTS.length] as { bot: BotName; share: number };
+  const budget = o.bot === 'engine' ? Math.max(MIN_ENGINE_MS, Math.round(moveTimeMs * o.share)) : moveTimeMs;
+  const weak = seat('B', o.bot, Math.min(moveTimeMs, budget));
+  return round % 2 === 0 ? [strong, weak] : [weak, strong];
+}
 
 export interface HouseLoopOptions {
   host: string;
@@ -18,8 +74,9 @@ export interface HouseLoopOptions {
   moveTimeMs: number;
   /** Wait after each game. */
   pauseMs: number;
-  /** `House 1` names the bots `House 1 A` and `House 1 B`. */
+  /** `House 1` names the bots `House 1 A (engine 500 ms)` and `House 1 B (depth2)` (see housePlan). */
   name: string;
+  /** A fixed pair that swaps colours each game instead of housePlan's line-ups (tests). */
   bots?: readonly [BotName, BotName] | undefined;
   seed: string;
   log: Logger;
@@ -45,8 +102,9 @@ export class HouseLoop {
   private wake: (() => void) | null = null;
   private games = 0;
   /**
-   * Each named bot keeps its engine (and transposition table, 12 MB) from game to game: the
-   * table ages its entries per search, so nothing stale misleads it, and nothing is reallocated.
+   * Each side's bot (by side and kind) keeps its engine (and transposition table, 12 MB) from game to
+   * game: the table ages its entries per search, so nothing stale misleads it, and nothing is
+   * reallocated.
    */
   private readonly bots = new Map<string, Bot>();
   readonly done: Promise<void>;
@@ -103,13 +161,12 @@ export class HouseLoop {
     }
   }
 
-  /** Bot A is `bots[0]`, bot B `bots[1]`, whatever colour they play. */
-  private bot(letter: string): Bot {
-    let bot = this.bots.get(letter);
+  private bot(s: HouseSeat): Bot {
+    const key = `${s.key} ${s.bot}`;
+    let bot = this.bots.get(key);
     if (!bot) {
-      const kinds = this.o.bots ?? ['engine', 'engine'];
-      bot = createBot(letter === 'A' ? kinds[0] : kinds[1]);
-      this.bots.set(letter, bot);
+      bot = createBot(s.bot);
+      this.bots.set(key, bot);
     }
     return bot;
   }
@@ -129,8 +186,8 @@ export class HouseLoop {
   private async playOne(): Promise<void> {
     const admin = await this.connectAdmin();
     const round = this.games++;
-    const letters: [string, string] = round % 2 === 0 ? ['A', 'B'] : ['B', 'A'];
-    const names: [string, string] = [`${this.o.name} ${letters[0]}`, `${this.o.name} ${letters[1]}`];
+    const seats = housePlan(round, this.o.moveTimeMs, this.o.bots);
+    const names: [string, string] = [`${this.o.name} ${seats[0].label}`, `${this.o.name} ${seats[1].label}`];
     const prepared = await admin.prepare(names.map((displayName) => ({ displayName, canTimeout: true, reserved: true })));
     if (this.stopped) {
       admin.cancel(prepared.roomId);
@@ -145,8 +202,8 @@ export class HouseLoop {
             host: this.o.host,
             port: this.o.port,
             join: { kind: 'prepared', reservationCode },
-            bot: this.bot(letters[i] ?? 'A'),
-            budgetMs: this.o.moveTimeMs,
+            bot: this.bot(seats[i] ?? seats[0]),
+            budgetMs: (seats[i] ?? seats[0]).budgetMs,
             seed: `${this.o.seed}:${round}:${i}`,
             log: this.o.log,
           }),

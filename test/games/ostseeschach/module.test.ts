@@ -195,9 +195,9 @@ describe('the Ostseeschach module', () => {
     expect(intruder.errors[0]).toMatch(/Failed to authenticate as administrator/);
   });
 
-  it('keeps house games going between two engine bots in a worker thread, and stops them cleanly', async () => {
+  it('keeps house games going in a worker thread, the strong engine against changing opponents, and stops them cleanly', async () => {
     const { running, server } = await start({ houseGames: 1, houseMoveTimeMs: 20, housePauseMs: 50 }, true);
-    // Two games, one after the other, with the colours swapped.
+    // Two games, one after the other: another opponent, and the colours swapped.
     const [second, first] = await until(
       'two finished house games',
       () => {
@@ -207,8 +207,8 @@ describe('the Ostseeschach module', () => {
       30_000,
     );
     const match = running.store.getMatch(first!.id)!;
-    expect(match.seats.map((s) => s.name)).toEqual(['House 1 A', 'House 1 B']);
-    expect(second!.seats.map((s) => s.name)).toEqual(['House 1 B', 'House 1 A']);
+    expect(match.seats.map((s) => s.name)).toEqual(['House 1 A (engine 20 ms)', 'House 1 B (depth2)']);
+    expect(second!.seats.map((s) => s.name)).toEqual(['House 1 B (engine 10 ms)', 'House 1 A (engine 20 ms)']);
     const result = match.result as { scores: { cause: string }[] };
     expect(result.scores.map((s) => s.cause)).toEqual(['REGULAR', 'REGULAR']);
     expect(match.meta).toMatchObject({ prepared: true, canTimeout: [true, true] });
