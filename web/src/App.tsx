@@ -1,4 +1,6 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { LANGUAGES, setLanguage, type Language } from './i18n/index.js';
 import { GenericLive } from './games/GenericLive.js';
 import { livePages } from './games/index.js';
 import { MatchDetail } from './pages/MatchDetail.js';
@@ -7,6 +9,7 @@ import { Overview } from './pages/Overview.js';
 import { href, useRoute, type Route } from './router.js';
 
 export function App() {
+  const { t, i18n } = useTranslation();
   const route = useRoute();
   const [menuOpen, setMenuOpen] = useState(false);
   const [shownRoute, setShownRoute] = useState(route);
@@ -29,27 +32,28 @@ export function App() {
           data-testid="menu-button"
           onClick={() => setMenuOpen((open) => !open)}
         >
-          ☰ Menu
+          ☰ {t('nav.menu')}
         </button>
         <div id="menu" className={menuOpen ? 'menu open' : 'menu'}>
           <a href={href.overview} className={route.page === 'overview' ? 'active' : undefined}>
-            Overview
+            {t('nav.overview')}
           </a>
-          {[...livePages].map(([game, { label }]) => (
+          {[...livePages].map(([game, { labelKey }]) => (
             <a
               key={game}
               href={href.live(game)}
               className={route.page === 'live' && route.game === game ? 'active' : undefined}
             >
-              {label}
+              {t(labelKey)}
             </a>
           ))}
           <a
             href={href.matches()}
             className={route.page === 'matches' || route.page === 'match' ? 'active' : undefined}
           >
-            Matches
+            {t('nav.matches')}
           </a>
+          <LanguageSwitch current={i18n.language} />
         </div>
       </nav>
       <main>
@@ -59,7 +63,31 @@ export function App() {
   );
 }
 
+/** DE | EN in the top bar; the choice is remembered (i18n/index.ts). */
+function LanguageSwitch({ current }: { current: string }) {
+  const { t } = useTranslation();
+  return (
+    <span className="language-switch" role="group" aria-label={t('nav.language')}>
+      {LANGUAGES.map((language: Language) => (
+        <button
+          key={language}
+          type="button"
+          lang={language}
+          aria-pressed={current === language}
+          className={current === language ? 'active' : undefined}
+          data-testid={`language-${language}`}
+          title={t(`nav.languageName.${language}`)}
+          onClick={() => setLanguage(language)}
+        >
+          {language.toUpperCase()}
+        </button>
+      ))}
+    </span>
+  );
+}
+
 function Page({ route }: { route: Route }) {
+  const { t } = useTranslation();
   switch (route.page) {
     case 'overview':
       return <Overview />;
@@ -74,9 +102,9 @@ function Page({ route }: { route: Route }) {
     case 'not-found':
       return (
         <section className="page">
-          <h1>Not found</h1>
+          <h1>{t('notFound.title')}</h1>
           <p>
-            Nothing at <code>#/{route.path}</code>. <a href={href.overview}>Back to the overview</a>.
+            {t('notFound.nothingAt')} <code>#/{route.path}</code>. <a href={href.overview}>{t('notFound.back')}</a>
           </p>
         </section>
       );

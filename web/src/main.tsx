@@ -1,5 +1,6 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import './i18n/index.js';
 import { App } from './App.js';
 import './styles.css';
 

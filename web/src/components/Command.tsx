@@ -1,3 +1,5 @@
+import { Trans } from 'react-i18next';
+
 /**
  * A `spielhalle` command to copy, in the form that runs in a checkout of this repository (`npm run
  * -s spielhalle -- …` builds the server first) and, beside it, the form for an installed package.
@@ -12,7 +14,11 @@ export function Command({ args, testId, className }: { args: string; testId: str
         {checkoutCommand(args)}
       </pre>
       <p className="muted command-note">
-        (in a checkout; installed: <code data-testid={`${testId}-installed`}>{installedCommand(args)}</code>)
+        <Trans
+          i18nKey="command.installed"
+          values={{ command: installedCommand(args) }}
+          components={{ code: <code data-testid={`${testId}-installed`} /> }}
+        />
       </p>
     </div>
   );

@@ -1,27 +1,29 @@
+import { Trans, useTranslation } from 'react-i18next';
 import { summarizeResult, type ResultSummary } from '../matchResult.js';
 import type { MatchRecord } from '../types.js';
 import { CompactJson } from './Json.js';
 
 export function OutcomeText({ summary, match }: { summary: ResultSummary; match: MatchRecord }) {
+  const { t } = useTranslation();
   switch (summary.outcome) {
     case 'won':
       return (
         <span className="outcome outcome-won">
-          <strong>{summary.who}</strong> won
+          <Trans i18nKey="result.won" values={{ who: summary.who }} components={{ b: <strong /> }} />
         </span>
       );
     case 'lost':
       return (
         <span className="outcome outcome-lost">
-          lost: <strong>{summary.who}</strong>
+          <Trans i18nKey="result.lost" values={{ who: summary.who }} components={{ b: <strong /> }} />
         </span>
       );
     case 'draw':
-      return <span className="outcome">draw</span>;
+      return <span className="outcome">{t('result.draw')}</span>;
     case 'canceled':
-      return <span className="outcome muted">canceled</span>;
+      return <span className="outcome muted">{t('result.canceled')}</span>;
     case 'aborted':
-      return <span className="outcome muted">aborted</span>;
+      return <span className="outcome muted">{t('status.aborted')}</span>;
     case 'none':
       return <span className="muted">–</span>;
     case 'unknown':
@@ -30,17 +32,18 @@ export function OutcomeText({ summary, match }: { summary: ResultSummary; match:
 }
 
 export function ScoreText({ summary }: { summary: ResultSummary }) {
+  const { t } = useTranslation();
   const s = summary.score;
   if (s === null) return <span className="muted">–</span>;
   switch (s.kind) {
     case 'points':
       return <span className="mono">{s.value}</span>;
     case 'moves':
-      return <>{s.value} moves</>;
+      return <>{t('result.moves', { count: Number(s.value) })}</>;
     case 'plies':
-      return <>{s.value} plies</>;
+      return <>{t('result.plies', { count: Number(s.value) })}</>;
     case 'turns':
-      return <>{s.value} turns</>;
+      return <>{t('result.turns', { count: Number(s.value) })}</>;
   }
 }
 

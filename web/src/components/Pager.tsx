@@ -1,3 +1,5 @@
+import { useTranslation } from 'react-i18next';
+
 /** Newer/older buttons for a list shown `size` rows at a time; `offset` is the first row shown. */
 export function Pager({
   offset,
@@ -12,10 +14,11 @@ export function Pager({
   onChange: (offset: number) => void;
   testId: string;
 }) {
+  const { t } = useTranslation();
   if (total <= size) return null;
   const last = Math.floor((total - 1) / size) * size;
   return (
-    <nav className="pager" aria-label="pages" data-testid={testId}>
+    <nav className="pager" aria-label={t('common.pages')} data-testid={testId}>
       <button
         type="button"
         disabled={offset === 0}
@@ -33,7 +36,7 @@ export function Pager({
         ‹
       </button>
       <span data-testid={`${testId}-range`}>
-        {offset + 1}–{Math.min(total, offset + size)} of {total}
+        {t('common.range', { from: offset + 1, to: Math.min(total, offset + size), total })}
       </span>
       <button
         type="button"

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 
 /**
  * A wire message exactly as sent, made readable: control characters become visible symbols
@@ -6,6 +7,7 @@ import type { ReactNode } from 'react';
  * what a student's client usually gets wrong.
  */
 export function WireText({ text }: { text: string }) {
+  const { t } = useTranslation();
   const trimmed = text.replace(/[ ]+$/, '');
   const trailing = text.length - trimmed.length;
   const parts: ReactNode[] = [];
@@ -30,7 +32,7 @@ export function WireText({ text }: { text: string }) {
         <span
           key={parts.length}
           className="ctrl"
-          title={`control character 0x${code.toString(16).padStart(2, '0')}`}
+          title={t('wire.control', { code: code.toString(16).padStart(2, '0') })}
         >
           {shown}
         </span>,
@@ -45,7 +47,7 @@ export function WireText({ text }: { text: string }) {
       <span
         key="trailing"
         className="trailing"
-        title={`${trailing} trailing space${trailing > 1 ? 's' : ''}`}
+        title={t('wire.trailing', { count: trailing })}
       >
         {' '.repeat(trailing)}
       </span>,

@@ -6,13 +6,13 @@ import { MiaLive } from './mia/MiaLive.js';
 import { OstseeschachPage } from './ostseeschach/OstseeschachPage.js';
 
 /**
- * The live page of each game. Adding a game's page is adding one entry here; a game without an
+ * The live page of each game (its menu label a message key). Adding a game's page is adding one entry here; a game without an
  * entry still gets the generic live view (its raw snapshot).
  */
-export const livePages: ReadonlyMap<string, { label: string; Page: ComponentType }> = new Map([
-  ['catan', { label: 'Catan', Page: CatanPage }],
-  ['mia', { label: 'Mia live', Page: MiaLive }],
-  ['connect4', { label: '4 Gewinnt', Page: Connect4Page }],
-  ['dame', { label: 'Dame', Page: DamePage }],
-  ['ostseeschach', { label: 'Ostseeschach', Page: OstseeschachPage }],
+export const livePages: ReadonlyMap<string, { labelKey: string; Page: ComponentType }> = new Map([
+  ['catan', { labelKey: 'nav.catan', Page: CatanPage }],
+  ['mia', { labelKey: 'nav.mia', Page: MiaLive }],
+  ['connect4', { labelKey: 'nav.connect4', Page: Connect4Page }],
+  ['dame', { labelKey: 'nav.dame', Page: DamePage }],
+  ['ostseeschach', { labelKey: 'nav.ostseeschach', Page: OstseeschachPage }],
 ]);

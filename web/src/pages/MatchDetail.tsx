@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { CompactJson, PrettyJson } from '../components/Json.js';
 import { ResultLine } from '../components/MatchResult.js';
 import { Pager } from '../components/Pager.js';
@@ -16,18 +17,19 @@ const WIRE_PAGE = 200;
 
 /** One recorded match: seats, result, events, and the wire log per connection, a page at a time. */
 export function MatchDetail({ id }: { id: string }) {
+  const { t } = useTranslation();
   const match = usePolling<Detail>(`/api/matches/${encodeURIComponent(id)}?wire=0`, null);
   const m = match.data;
   return (
     <section className="page">
       <header className="page-header">
         <h1>
-          Match <code data-testid="match-id">{id}</code>
+          {t('match.title')} <code data-testid="match-id">{id}</code>
         </h1>
         {m && <StatusBadge status={m.status} testId="match-status" />}
-        <a href={href.matches(m?.game ?? '')}>← all matches</a>
+        <a href={href.matches(m?.game ?? '')}>← {t('match.allMatches')}</a>
       </header>
-      {match.loading && <p className="muted">Loading…</p>}
+      {match.loading && <p className="muted">{t('common.loading')}</p>}
       {match.error !== null && (
         <p className="error" role="alert">
           {match.error}
@@ -37,21 +39,21 @@ export function MatchDetail({ id }: { id: string }) {
         <>
           <div className="columns">
             <div className="panel">
-              <h2>Match</h2>
+              <h2>{t('match.title')}</h2>
               <dl className="facts">
-                <dt>Game</dt>
+                <dt>{t('matches.game')}</dt>
                 <dd>{m.game}</dd>
-                <dt>Started</dt>
+                <dt>{t('matches.started')}</dt>
                 <dd>{formatTime(m.startedAt)}</dd>
-                <dt>Duration</dt>
+                <dt>{t('matches.duration')}</dt>
                 <dd>{formatDuration(m.endedAt === null ? null : m.endedAt - m.startedAt)}</dd>
-                <dt>Seed</dt>
+                <dt>{t('match.seed')}</dt>
                 <dd>
                   <code>{m.seed ?? '–'}</code>
                 </dd>
                 {m.meta !== null && (
                   <>
-                    <dt>Meta</dt>
+                    <dt>{t('match.meta')}</dt>
                     <dd>
                       <CompactJson value={m.meta} max={200} />
                     </dd>
@@ -61,12 +63,12 @@ export function MatchDetail({ id }: { id: string }) {
               <Seats seats={m.seats} />
             </div>
             <div className="panel">
-              <h2>Result</h2>
+              <h2>{t('matches.result')}</h2>
               <p>
                 <ResultLine match={m} />
               </p>
               <details data-testid="match-result">
-                <summary>recorded JSON</summary>
+                <summary>{t('match.recordedJson')}</summary>
                 <PrettyJson value={m.result} />
               </details>
             </div>
@@ -80,14 +82,15 @@ export function MatchDetail({ id }: { id: string }) {
 }
 
 function Seats({ seats }: { seats: SeatRecord[] }) {
+  const { t } = useTranslation();
   return (
     <table className="table compact">
       <thead>
         <tr>
-          <th className="num">Seat</th>
-          <th>Name</th>
-          <th>Kind</th>
-          <th>Address</th>
+          <th className="num">{t('match.seat')}</th>
+          <th>{t('match.name')}</th>
+          <th>{t('match.kind')}</th>
+          <th>{t('overview.address')}</th>
         </tr>
       </thead>
       <tbody>
@@ -107,24 +110,25 @@ function Seats({ seats }: { seats: SeatRecord[] }) {
 }
 
 function Events({ match }: { match: Detail }) {
+  const { t } = useTranslation();
   const seatName = new Map(match.seats.map((s) => [s.seat, s.name]));
   const [offset, setOffset] = useState(0);
   const shown = match.events.slice(offset, offset + EVENTS_PAGE);
   return (
     <div className="panel">
-      <h2>Events ({match.events.length})</h2>
+      <h2>{t('match.events', { count: match.events.length })}</h2>
       {match.events.length === 0 ? (
-        <p className="muted">No events recorded.</p>
+        <p className="muted">{t('match.noEvents')}</p>
       ) : (
         <div className="table-scroll">
           <table className="table compact">
             <thead>
               <tr>
                 <th className="num">#</th>
-                <th className="num">Time</th>
-                <th>Seat</th>
-                <th>Type</th>
-                <th>Data</th>
+                <th className="num">{t('match.time')}</th>
+                <th>{t('match.seat')}</th>
+                <th>{t('match.type')}</th>
+                <th>{t('match.data')}</th>
               </tr>
             </thead>
             <tbody>
@@ -156,9 +160,9 @@ function Events({ match }: { match: Detail }) {
   );
 }
 
-const connLabel = (conn: string): string => (conn === '*' ? '* (to all clients)' : conn);
 
 function Wire({ id, total, startedAt }: { id: string; total: number; startedAt: number }) {
+  const { t } = useTranslation();
   const [conn, setConn] = useState('');
   const [offset, setOffset] = useState(0);
   const page = usePolling<WirePage>(
@@ -174,9 +178,9 @@ function Wire({ id, total, startedAt }: { id: string; total: number; startedAt: 
   return (
     <div className="panel">
       <header className="panel-header">
-        <h2>Wire log ({shownTotal})</h2>
+        <h2>{t('match.wireLog', { count: shownTotal })}</h2>
         <label>
-          Connection{' '}
+          {t('match.connection')}{' '}
           <select
             value={conn}
             onChange={(e) => {
@@ -185,32 +189,32 @@ function Wire({ id, total, startedAt }: { id: string; total: number; startedAt: 
             }}
             data-testid="wire-conn-select"
           >
-            <option value="">all connections</option>
+            <option value="">{t('match.allConnections')}</option>
             {conns.map((c) => (
               <option key={c.conn} value={c.conn}>
-                {connLabel(c.conn)} — {c.lines} lines
+                {c.conn === '*' ? t('match.toAll') : c.conn} — {t('match.lines', { count: c.lines })}
               </option>
             ))}
           </select>
         </label>
         <span className="legend">
-          <span className="dir dir-in">→</span> in: client to server <span className="dir dir-out">←</span>{' '}
-          out: server to client
+          <span className="dir dir-in">→</span> {t('match.legendIn')} <span className="dir dir-out">←</span>{' '}
+          {t('match.legendOut')}
         </span>
       </header>
       <Pager offset={offset} size={WIRE_PAGE} total={shownTotal} onChange={setOffset} testId="wire-pager" />
       {page.error !== null && <p className="error">{page.error}</p>}
       {lines.length === 0 ? (
-        <p className="muted">{page.loading ? 'Loading…' : 'No wire messages recorded.'}</p>
+        <p className="muted">{page.loading ? t('common.loading') : t('match.noWire')}</p>
       ) : (
         <div className="table-scroll">
           <table className="table wire">
             <thead>
               <tr>
-                <th className="num">Time</th>
-                {conn === '' && <th>Connection</th>}
-                <th>Dir</th>
-                <th>Message</th>
+                <th className="num">{t('match.time')}</th>
+                {conn === '' && <th>{t('match.connection')}</th>}
+                <th>{t('match.dir')}</th>
+                <th>{t('match.message')}</th>
               </tr>
             </thead>
             <tbody>
@@ -231,9 +235,9 @@ function Wire({ id, total, startedAt }: { id: string; total: number; startedAt: 
                   <td>
                     <span
                       className={`dir dir-${w.dir}`}
-                      title={w.dir === 'in' ? 'in: client → server' : 'out: server → client'}
+                      title={w.dir === 'in' ? t('match.legendIn') : t('match.legendOut')}
                     >
-                      {w.dir === 'in' ? '→ in' : '← out'}
+                      {w.dir === 'in' ? `→ ${t('match.in')}` : `← ${t('match.out')}`}
                     </span>
                   </td>
                   <td>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { getPage, query } from '../api.js';
 import { OutcomeText, ScoreText } from '../components/MatchResult.js';
 import { StatusBadge } from '../components/StatusBadge.js';
@@ -24,6 +25,7 @@ const statusParam = (status: string): string | undefined => (status === 'any' ? 
 
 /** Recorded matches, newest first: filtered by game, player and status, paged on the server. */
 export function Matches({ filters }: { filters: MatchFilters }) {
+  const { t } = useTranslation();
   const games = usePolling<ServerInfo[]>('/api/games', null);
   const [listing, setListing] = useState<Listing>({ items: [], total: null, loading: true, error: null });
   const [player, setPlayer] = useState(filters.player);
@@ -79,13 +81,13 @@ export function Matches({ filters }: { filters: MatchFilters }) {
   return (
     <section className="page">
       <header className="page-header">
-        <h1>Matches</h1>
+        <h1>{t('matches.title')}</h1>
       </header>
       <form className="filters" onSubmit={(e) => e.preventDefault()}>
         <label>
-          Game{' '}
+          {t('matches.game')}{' '}
           <select value={filters.game} data-testid="matches-game-filter" onChange={(e) => go({ game: e.target.value, hour: null })}>
-            <option value="">all games</option>
+            <option value="">{t('matches.allGames')}</option>
             {gameNames.map((g) => (
               <option key={g} value={g}>
                 {g}
@@ -94,20 +96,20 @@ export function Matches({ filters }: { filters: MatchFilters }) {
           </select>
         </label>
         <label>
-          Status{' '}
+          {t('matches.status')}{' '}
           <select value={filters.status} data-testid="matches-status-filter" onChange={(e) => go({ status: e.target.value })}>
-            <option value="finished">finished</option>
-            <option value="aborted">aborted</option>
-            <option value="running">running</option>
-            <option value="any">any</option>
+            <option value="finished">{t('status.finished')}</option>
+            <option value="aborted">{t('status.aborted')}</option>
+            <option value="running">{t('status.running')}</option>
+            <option value="any">{t('matches.anyStatus')}</option>
           </select>
         </label>
         <label>
-          Player{' '}
+          {t('matches.player')}{' '}
           <input
             type="search"
             value={player}
-            placeholder="name"
+            placeholder={t('matches.playerPlaceholder')}
             data-testid="matches-player-filter"
             onChange={(e) => setPlayer(e.target.value)}
           />
@@ -116,8 +118,8 @@ export function Matches({ filters }: { filters: MatchFilters }) {
       {grouped && <HourGroups filters={filters} />}
       {filters.hour !== null && (
         <p data-testid="matches-hour">
-          {filters.game} rounds from {formatTime(filters.hour)} to {formatTime(filters.hour + HOUR)}{' '}
-          <a href={href.matches({ ...filters, hour: null, page: 1 })}>all hours</a>
+          {t('matches.hourRange', { game: filters.game, from: formatTime(filters.hour), to: formatTime(filters.hour + HOUR) })}{' '}
+          <a href={href.matches({ ...filters, hour: null, page: 1 })}>{t('matches.allHours')}</a>
         </p>
       )}
       {listing.error !== null && (
@@ -128,22 +130,22 @@ export function Matches({ filters }: { filters: MatchFilters }) {
       <div className="panel">
         {filters.game === '' && (
           <h2>
-            Other games <span className="muted">({GROUPED} rounds are counted per hour above)</span>
+            {t('matches.otherGames')} <span className="muted">{t('matches.groupedNote', { game: GROUPED })}</span>
           </h2>
         )}
         <div className="table-scroll">
           <table className="table">
             <thead>
               <tr>
-                <th>Match</th>
-                <th>Game</th>
-                <th>Started</th>
-                <th className="num">Duration</th>
-                <th>Status</th>
-                <th>Players</th>
-                <th>Result</th>
-                <th>Score</th>
-                <th>Reason</th>
+                <th>{t('matches.colMatch')}</th>
+                <th>{t('matches.game')}</th>
+                <th>{t('matches.started')}</th>
+                <th className="num">{t('matches.duration')}</th>
+                <th>{t('matches.status')}</th>
+                <th>{t('matches.players')}</th>
+                <th>{t('matches.result')}</th>
+                <th>{t('matches.score')}</th>
+                <th>{t('matches.reason')}</th>
               </tr>
             </thead>
             <tbody>
@@ -176,22 +178,21 @@ export function Matches({ filters }: { filters: MatchFilters }) {
             </tbody>
           </table>
         </div>
-        {!listing.loading && listing.items.length === 0 && <p className="muted">No matches recorded.</p>}
-        {listing.loading && <p className="muted">Loading…</p>}
-        <nav className="pager" aria-label="pages">
+        {!listing.loading && listing.items.length === 0 && <p className="muted">{t('matches.none')}</p>}
+        {listing.loading && <p className="muted">{t('common.loading')}</p>}
+        <nav className="pager" aria-label={t('common.pages')}>
           {filters.page > 1 && (
             <a href={href.matches({ ...filters, page: filters.page - 1 })} data-testid="matches-prev">
-              ‹ newer
+              ‹ {t('matches.newer')}
             </a>
           )}
           <span data-testid="matches-page">
-            page {filters.page}
-            {pages !== null && ` of ${pages}`}
-            {listing.total !== null && ` (${listing.total} matches)`}
+            {pages === null ? t('matches.page', { page: filters.page }) : t('matches.pageOf', { page: filters.page, pages })}
+            {listing.total !== null && ` ${t('matches.total', { count: listing.total })}`}
           </span>
           {pages !== null && filters.page < pages && (
             <a href={href.matches({ ...filters, page: filters.page + 1 })} data-testid="matches-next">
-              older ›
+              {t('matches.older')} ›
             </a>
           )}
         </nav>
@@ -204,6 +205,7 @@ const HOURS = 12;
 
 /** Mia's rounds counted per hour, each hour a link to its rounds. */
 function HourGroups({ filters }: { filters: MatchFilters }) {
+  const { t } = useTranslation();
   const [limit, setLimit] = useState(HOURS);
   const hours = usePolling<HourGroup[]>(
     `/api/match-hours${query({ game: GROUPED, status: statusParam(filters.status), player: filters.player, limit: limit + 1 })}`,
@@ -213,18 +215,18 @@ function HourGroups({ filters }: { filters: MatchFilters }) {
   if (filters.game === '' && rows.length === 0) return null;
   return (
     <div className="panel" data-testid="match-hours">
-      <h2>{GROUPED} rounds per hour</h2>
+      <h2>{t('matches.perHour', { game: GROUPED })}</h2>
       {hours.error !== null && <p className="error">{hours.error}</p>}
-      {rows.length === 0 && !hours.loading && <p className="muted">No rounds recorded.</p>}
+      {rows.length === 0 && !hours.loading && <p className="muted">{t('matches.noRounds')}</p>}
       <div className="table-scroll">
         <table className="table compact">
           <thead>
             <tr>
-              <th>Hour</th>
-              <th className="num">Rounds</th>
-              <th className="num">finished</th>
-              <th className="num">aborted</th>
-              <th className="num">running</th>
+              <th>{t('matches.hour')}</th>
+              <th className="num">{t('matches.rounds')}</th>
+              <th className="num">{t('status.finished')}</th>
+              <th className="num">{t('status.aborted')}</th>
+              <th className="num">{t('status.running')}</th>
             </tr>
           </thead>
           <tbody>
@@ -246,7 +248,7 @@ function HourGroups({ filters }: { filters: MatchFilters }) {
       </div>
       {rows.length > limit && (
         <button type="button" onClick={() => setLimit((l) => l + HOURS)}>
-          more hours
+          {t('matches.moreHours')}
         </button>
       )}
     </div>

@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { livePages } from '../games/index.js';
 import { href } from '../router.js';
@@ -6,19 +7,20 @@ import { usePolling } from '../usePolling.js';
 
 /** One card per game server, refreshed every 2 s. */
 export function Overview() {
+  const { t } = useTranslation();
   const games = usePolling<ServerInfo[]>('/api/games', 2000);
   return (
     <section className="page">
       <header className="page-header">
-        <h1>Game servers</h1>
+        <h1>{t('overview.title')}</h1>
         {games.error !== null && (
           <span className="error" role="alert">
             {games.error}
           </span>
         )}
       </header>
-      {games.loading && <p className="muted">Loading…</p>}
-      {games.data?.length === 0 && <p className="muted">No game server is configured.</p>}
+      {games.loading && <p className="muted">{t('common.loading')}</p>}
+      {games.data?.length === 0 && <p className="muted">{t('overview.none')}</p>}
       <div className="cards">
         {games.data?.map((info) => (
           <ServerCard key={info.game} info={info} />
@@ -29,6 +31,7 @@ export function Overview() {
 }
 
 function ServerCard({ info }: { info: ServerInfo }) {
+  const { t } = useTranslation();
   const live = livePages.get(info.game);
   return (
     <article className={`card card-${info.status}`} data-testid={`server-card-${info.game}`}>
@@ -37,29 +40,29 @@ function ServerCard({ info }: { info: ServerInfo }) {
         <StatusBadge status={info.status} testId="server-status" />
       </header>
       <dl className="facts">
-        <dt>Game</dt>
+        <dt>{t('overview.game')}</dt>
         <dd>
           <code>{info.game}</code>
         </dd>
-        <dt>Protocol</dt>
+        <dt>{t('overview.protocol')}</dt>
         <dd>{info.protocol}</dd>
-        <dt>Transport</dt>
+        <dt>{t('overview.transport')}</dt>
         <dd>{info.transport.toUpperCase()}</dd>
-        <dt>Address</dt>
+        <dt>{t('overview.address')}</dt>
         <dd>
           <code data-testid="server-address">
             {info.host}:{info.port}
           </code>
         </dd>
-        <dt>Clients</dt>
+        <dt>{t('overview.clients')}</dt>
         <dd data-testid="server-clients">{info.clients}</dd>
-        <dt>Live matches</dt>
+        <dt>{t('overview.liveMatches')}</dt>
         <dd data-testid="server-live-matches">{info.liveMatches}</dd>
       </dl>
       {info.error !== undefined && <p className="error">{info.error}</p>}
       <footer className="card-footer">
-        <a href={href.live(info.game)}>{live ? 'Watch live' : 'Live snapshot'} →</a>
-        <a href={href.matches(info.game)}>Matches</a>
+        <a href={href.live(info.game)}>{live ? t('overview.watchLive') : t('overview.liveSnapshot')} →</a>
+        <a href={href.matches(info.game)}>{t('nav.matches')}</a>
       </footer>
     </article>
   );
