@@ -1,4 +1,5 @@
 import type { MiaPlayerRow, MiaRoundRow, MiaSnapshot } from '../../../../src/games/mia/snapshot.js';
+import { Trans, useTranslation } from 'react-i18next';
 import { Dice } from '../../components/Dice.js';
 import { ConnectionBadge } from '../../components/StatusBadge.js';
 import { href } from '../../router.js';
@@ -7,21 +8,26 @@ import { applyMiaEvent } from './reduce.js';
 
 /** Mäxchen live: the table as any spectator sees it, following /ws/spectate?game=mia. */
 export function MiaLive() {
+  const { t } = useTranslation();
   const live = useSpectator<MiaSnapshot>('mia', applyMiaEvent);
   const s = live.snapshot;
   return (
     <section className="page">
       <header className="page-header">
-        <h1>Mäxchen (Mia) — live</h1>
+        <h1>{t('mia.title')}</h1>
         <ConnectionBadge state={live.state} retryInMs={live.retryInMs} />
         {s && (
           <span className="muted">
-            UDP port {s.port} · <span data-testid="mia-rounds-played">{s.roundsPlayed}</span> rounds played
+            <Trans
+              i18nKey="mia.summary"
+              values={{ port: s.port, rounds: s.roundsPlayed }}
+              components={{ n: <span data-testid="mia-rounds-played" /> }}
+            />
           </span>
         )}
       </header>
-      {live.state === 'unknown-game' && <p className="error">This server does not run Mia.</p>}
-      {!s && live.state !== 'unknown-game' && <p className="muted">Waiting for the first snapshot…</p>}
+      {live.state === 'unknown-game' && <p className="error">{t('mia.notHere')}</p>}
+      {!s && live.state !== 'unknown-game' && <p className="muted">{t('common.waitingSnapshot')}</p>}
       {s && (
         <>
           <div className="columns">
@@ -40,25 +46,26 @@ export function MiaLive() {
 }
 
 function CurrentRound({ round }: { round: MiaRoundRow | null }) {
+  const { t } = useTranslation();
   if (!round) {
     return (
       <div className="panel" data-testid="mia-round">
-        <h2>Current round</h2>
-        <p className="muted">Waiting for the next round…</p>
+        <h2>{t('mia.currentRound')}</h2>
+        <p className="muted">{t('mia.waitingRound')}</p>
       </div>
     );
   }
   return (
     <div className="panel" data-testid="mia-round">
       <h2>
-        Round <span data-testid="mia-round-number">{round.number}</span>{' '}
+        {t('mia.round')} <span data-testid="mia-round-number">{round.number}</span>{' '}
         <span className={`badge badge-phase-${round.phase}`} data-testid="mia-round-phase">
-          {round.phase}
+          {t(`mia.phase.${round.phase}`)}
         </span>
       </h2>
-      <h3>Turn order</h3>
+      <h3>{t('mia.turnOrder')}</h3>
       {round.players.length === 0 ? (
-        <p className="muted">Join window open…</p>
+        <p className="muted">{t('mia.joinWindow')}</p>
       ) : (
         <ol className="turn-order">
           {round.players.map((name) => (
@@ -73,9 +80,9 @@ function CurrentRound({ round }: { round: MiaRoundRow | null }) {
           ))}
         </ol>
       )}
-      <h3>Announcements</h3>
+      <h3>{t('mia.announcements')}</h3>
       {round.announcements.length === 0 ? (
-        <p className="muted">None yet.</p>
+        <p className="muted">{t('mia.noneYet')}</p>
       ) : (
         <ol className="announcements">
           {round.announcements.map((a, i) => (
@@ -87,18 +94,18 @@ function CurrentRound({ round }: { round: MiaRoundRow | null }) {
       )}
       {round.actual !== null && (
         <p>
-          Actual dice: <Dice dice={round.actual} /> <code data-testid="mia-actual">{round.actual}</code>
+          {t('mia.actualDice')} <Dice dice={round.actual} /> <code data-testid="mia-actual">{round.actual}</code>
         </p>
       )}
       {round.losers.length > 0 && (
         <p>
-          Lost: <strong>{round.losers.join(', ')}</strong>{' '}
+          {t('mia.lost')} <strong>{round.losers.join(', ')}</strong>{' '}
           {round.reason !== null && <code>{round.reason}</code>}
         </p>
       )}
-      <h3>Public log</h3>
+      <h3>{t('mia.publicLog')}</h3>
       {round.log.length === 0 ? (
-        <p className="muted">Nothing sent yet.</p>
+        <p className="muted">{t('mia.nothingSent')}</p>
       ) : (
         <ol className="line-log" data-testid="mia-log">
           {round.log.map((line, i) => (
@@ -116,19 +123,20 @@ const byPoints = (a: MiaPlayerRow, b: MiaPlayerRow): number =>
   b.points - a.points || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 function Leaderboard({ players }: { players: MiaPlayerRow[] }) {
+  const { t } = useTranslation();
   const sorted = [...players].sort(byPoints);
   return (
     <div className="panel">
-      <h2>Leaderboard</h2>
+      <h2>{t('mia.leaderboard')}</h2>
       {sorted.length === 0 ? (
-        <p className="muted">No scores yet.</p>
+        <p className="muted">{t('mia.noScores')}</p>
       ) : (
         <table className="table compact">
           <thead>
             <tr>
               <th className="num">#</th>
-              <th>Player</th>
-              <th className="num">Points</th>
+              <th>{t('mia.player')}</th>
+              <th className="num">{t('mia.points')}</th>
             </tr>
           </thead>
           <tbody>
@@ -147,11 +155,12 @@ function Leaderboard({ players }: { players: MiaPlayerRow[] }) {
 }
 
 function Spectators({ names }: { names: string[] }) {
+  const { t } = useTranslation();
   return (
     <div className="panel">
-      <h2>Spectators</h2>
+      <h2>{t('mia.spectators')}</h2>
       {names.length === 0 ? (
-        <p className="muted">None registered.</p>
+        <p className="muted">{t('mia.noneRegistered')}</p>
       ) : (
         <ul className="chips" data-testid="mia-spectators">
           {names.map((n) => (
@@ -164,19 +173,20 @@ function Spectators({ names }: { names: string[] }) {
 }
 
 function Players({ players }: { players: MiaPlayerRow[] }) {
+  const { t } = useTranslation();
   return (
     <div className="panel">
-      <h2>Players</h2>
+      <h2>{t('matches.players')}</h2>
       {players.length === 0 ? (
-        <p className="muted">No player has registered yet.</p>
+        <p className="muted">{t('mia.noPlayers')}</p>
       ) : (
         <table className="table">
           <thead>
             <tr>
-              <th>Name</th>
-              <th className="num">Points</th>
-              <th>Registered</th>
-              <th>Address</th>
+              <th>{t('match.name')}</th>
+              <th className="num">{t('mia.points')}</th>
+              <th>{t('mia.registered')}</th>
+              <th>{t('overview.address')}</th>
             </tr>
           </thead>
           <tbody>
@@ -188,7 +198,7 @@ function Players({ players }: { players: MiaPlayerRow[] }) {
               >
                 <td>{p.name}</td>
                 <td className="num">{p.points}</td>
-                <td>{p.registered ? 'yes' : 'no (score only)'}</td>
+                <td>{p.registered ? t('common.yes') : t('mia.scoreOnly')}</td>
                 <td>
                   <code>{p.address ?? '–'}</code>
                 </td>
@@ -202,20 +212,21 @@ function Players({ players }: { players: MiaPlayerRow[] }) {
 }
 
 function RecentRounds({ rounds }: { rounds: MiaRoundRow[] }) {
+  const { t } = useTranslation();
   return (
     <div className="panel">
-      <h2>Recent rounds</h2>
+      <h2>{t('mia.recentRounds')}</h2>
       {rounds.length === 0 ? (
-        <p className="muted">No round finished yet.</p>
+        <p className="muted">{t('mia.noRoundYet')}</p>
       ) : (
         <table className="table">
           <thead>
             <tr>
-              <th className="num">Round</th>
-              <th>Players</th>
-              <th>Lost</th>
-              <th>Reason</th>
-              <th>Record</th>
+              <th className="num">{t('mia.round')}</th>
+              <th>{t('matches.players')}</th>
+              <th>{t('mia.lostColumn')}</th>
+              <th>{t('matches.reason')}</th>
+              <th>{t('mia.record')}</th>
             </tr>
           </thead>
           <tbody>
@@ -227,7 +238,7 @@ function RecentRounds({ rounds }: { rounds: MiaRoundRow[] }) {
                 <td>
                   <code>{r.reason ?? '–'}</code>
                 </td>
-                <td>{r.matchId !== null ? <a href={href.match(r.matchId)}>details</a> : '–'}</td>
+                <td>{r.matchId !== null ? <a href={href.match(r.matchId)}>{t('common.details')}</a> : '–'}</td>
               </tr>
             ))}
           </tbody>
