@@ -1,6 +1,7 @@
 import type { LegalActions } from '../../../../src/games/catan/rules/legal.js';
 import type { Action } from '../../../../src/games/catan/rules/types.js';
 import { RESOURCE_LIST, countsText, of, roadChoices, robberMoves, type Mode } from './choices.js';
+import { useTranslation } from 'react-i18next';
 
 /**
  * The person's turn actions, as buttons for exactly what the legal actions list: roll, end the
@@ -19,9 +20,9 @@ export interface ActionsProps {
   nameOf: (id: number) => string;
 }
 
-const PIECE_EN = { Dorf: 'settlement', Stadt: 'city', Strasse: 'road' } as const;
 
 export function Actions({ legal, mode, setMode, hex, act, disabled, nameOf }: ActionsProps) {
+  const { t } = useTranslation();
   const has = (type: Action['type']) => legal.actions.some((a) => a.type === type);
   const builds = of(legal, 'build');
   const robber = robberMoves(legal, mode);
@@ -41,7 +42,7 @@ export function Actions({ legal, mode, setMode, hex, act, disabled, nameOf }: Ac
             onClick={() => act({ type: 'roll' })}
             data-testid="catan-act-roll"
           >
-            Roll the dice
+            {t('catan.actions.roll')}
           </button>
         )}
         {has('buyDevCard') && (
@@ -51,7 +52,7 @@ export function Actions({ legal, mode, setMode, hex, act, disabled, nameOf }: Ac
             onClick={() => act({ type: 'buyDevCard' })}
             data-testid="catan-act-buyDevCard"
           >
-            Buy a development card
+            {t('catan.actions.buyCard')}
           </button>
         )}
         {has('playKnight') && mode.kind !== 'knight' && (
@@ -61,7 +62,7 @@ export function Actions({ legal, mode, setMode, hex, act, disabled, nameOf }: Ac
             onClick={() => setMode({ kind: 'knight' })}
             data-testid="catan-act-knight"
           >
-            Play a knight
+            {t('catan.actions.knight')}
           </button>
         )}
         {has('playRoadBuilding') && mode.kind !== 'roads' && (
@@ -71,12 +72,12 @@ export function Actions({ legal, mode, setMode, hex, act, disabled, nameOf }: Ac
             onClick={() => setMode({ kind: 'roads', first: null })}
             data-testid="catan-act-roads"
           >
-            Play road building
+            {t('catan.actions.roadBuilding')}
           </button>
         )}
         {mode.kind !== 'default' && (
           <button type="button" onClick={() => setMode({ kind: 'default' })} data-testid="catan-act-back">
-            Back
+            {t('catan.actions.back')}
           </button>
         )}
         {has('endTurn') && (
@@ -86,24 +87,23 @@ export function Actions({ legal, mode, setMode, hex, act, disabled, nameOf }: Ac
             onClick={() => act({ type: 'endTurn' })}
             data-testid="catan-act-endTurn"
           >
-            End the turn
+            {t('catan.actions.endTurn')}
           </button>
         )}
       </div>
       {setup && (
         <p className="catan-hint">
-          Place your free {legal.status === 'Dorf bauen' ? 'settlement' : 'road'}: click a marked spot on the
-          board.
+          {t('catan.actions.placeFree', { piece: legal.status === 'Dorf bauen' ? 'Dorf' : 'Strasse' })}
         </p>
       )}
       {(legal.status === 'Raeuber versetzen' || mode.kind === 'knight') && (
         <p className="catan-hint" data-testid="catan-robber-hint">
-          {mode.kind === 'knight' ? 'Knight: ' : ''}click a marked hex to move the robber there.
+          {mode.kind === 'knight' ? t('catan.actions.knightRobber') : t('catan.actions.robber')}
         </p>
       )}
       {victims.length > 0 && (
         <div className="catan-buttons" data-testid="catan-victims">
-          <span>Robber to {hex}:</span>
+          <span>{t('catan.actions.robberTo', { hex })}</span>
           {victims.map((a) => (
             <button
               key={a.victim ?? 'none'}
@@ -112,7 +112,7 @@ export function Actions({ legal, mode, setMode, hex, act, disabled, nameOf }: Ac
               onClick={() => act(a)}
               data-testid={a.victim === undefined ? 'catan-victim-none' : `catan-victim-${a.victim}`}
             >
-              {a.victim === undefined ? 'steal from nobody' : `steal from ${nameOf(a.victim)}`}
+              {a.victim === undefined ? t('catan.actions.stealNobody') : t('catan.actions.stealFrom', { who: nameOf(a.victim) })}
             </button>
           ))}
         </div>
@@ -121,8 +121,8 @@ export function Actions({ legal, mode, setMode, hex, act, disabled, nameOf }: Ac
         <div className="catan-buttons" data-testid="catan-roads">
           <span className="catan-hint">
             {mode.kind === 'roads' && mode.first !== null
-              ? `First road ${mode.first}; click the second.`
-              : 'Road building: click the first road.'}
+              ? t('catan.actions.secondRoad', { first: mode.first })
+              : t('catan.actions.firstRoad')}
           </span>
           {roads.single && (
             <button
@@ -131,14 +131,14 @@ export function Actions({ legal, mode, setMode, hex, act, disabled, nameOf }: Ac
               onClick={() => act(roads.single!)}
               data-testid="catan-roads-single"
             >
-              Only this road
+              {t('catan.actions.onlyThisRoad')}
             </button>
           )}
         </div>
       )}
       {monopoly.length > 0 && (
         <div className="catan-buttons">
-          <span>Monopoly:</span>
+          <span>{t('catan.actions.monopoly')}</span>
           {monopoly.map((a) => (
             <button
               key={a.resource}
@@ -147,30 +147,30 @@ export function Actions({ legal, mode, setMode, hex, act, disabled, nameOf }: Ac
               onClick={() => act(a)}
               data-testid={`catan-monopoly-${a.resource}`}
             >
-              all {a.resource}
+              {t('catan.actions.all', { resource: a.resource })}
             </button>
           ))}
         </div>
       )}
       {yop.length > 0 && (
         <div className="catan-buttons">
-          <span>Year of plenty:</span>
+          <span>{t('catan.actions.yearOfPlenty')}</span>
           {yop.map((a) => (
             <button
-              key={countsText(a.resources)}
+              key={RESOURCE_LIST.map((r) => a.resources[r] ?? 0).join('')}
               type="button"
               disabled={disabled}
               onClick={() => act(a)}
               data-testid={`catan-yop-${RESOURCE_LIST.map((r) => a.resources[r] ?? 0).join('')}`}
             >
-              {countsText(a.resources)}
+              {countsText(a.resources, t)}
             </button>
           ))}
         </div>
       )}
       {builds.length > 0 && mode.kind === 'default' && !setup && (
         <div className="catan-builds">
-          <span className="muted">Build (or click the board):</span>
+          <span className="muted">{t('catan.actions.build')}</span>
           {builds.map((b) => (
             <button
               key={`${b.piece}-${b.at}`}
@@ -180,7 +180,7 @@ export function Actions({ legal, mode, setMode, hex, act, disabled, nameOf }: Ac
               onClick={() => act(b)}
               data-testid={`catan-build-${b.piece}-${b.at}`}
             >
-              {PIECE_EN[b.piece]} {b.at}
+              {t('catan.actions.buildChip', { piece: b.piece, at: b.at })}
             </button>
           ))}
         </div>

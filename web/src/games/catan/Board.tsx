@@ -10,6 +10,7 @@ import {
   hexPoints,
   type Point,
 } from './geometry.js';
+import { useTranslation } from 'react-i18next';
 
 /**
  * The Catan board in SVG from the public data every viewer has (the Karte's fields and
@@ -56,13 +57,6 @@ export const COLOUR_FILL: Readonly<Record<Colour, string>> = {
   Blau: '#2f6fd6',
   Weiss: '#f7f7f2',
 };
-export const COLOUR_NAME: Readonly<Record<Colour, string>> = {
-  Rot: 'Red',
-  Orange: 'Orange',
-  Blau: 'Blue',
-  Weiss: 'White',
-};
-
 const TERRAIN_FILL: Readonly<Record<FieldType, string>> = {
   Wald: '#3f8f46',
   Hügelland: '#c76b3f',
@@ -133,6 +127,7 @@ export function Board({
   onSpot,
   testId = 'catan-board',
 }: BoardProps) {
+  const { t } = useTranslation();
   const fill = (owner: number): string => {
     const c = colourOf(owner);
     return c ? COLOUR_FILL[c] : '#777';
@@ -146,7 +141,7 @@ export function Board({
       className="catan-board"
       viewBox={VIEW_BOX}
       role="img"
-      aria-label="Catan board"
+      aria-label={t('catan.board')}
       data-testid={testId}
       data-robber={robber ?? ''}
       data-buildings={buildings.length}
@@ -258,7 +253,7 @@ export function Board({
               data-spot="edge"
               onClick={() => onSpot('edge', at)}
             >
-              <title>{`road ${at}`}</title>
+              <title>{t('catan.roadAt', { at })}</title>
             </polygon>
           );
         })}

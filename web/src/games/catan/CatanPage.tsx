@@ -6,6 +6,7 @@ import { RecordsTab } from './RecordsTab.js';
 import { useCatanSnapshot } from './useCatanSnapshot.js';
 import { usePlay } from './usePlay.js';
 import { WatchTab } from './WatchTab.js';
+import { useTranslation } from 'react-i18next';
 
 /**
  * Siedler von Catan in the dashboard: the lobbies (and our AI for their empty seats), the running
@@ -16,13 +17,14 @@ import { WatchTab } from './WatchTab.js';
 
 type Tab = 'lobby' | 'watch' | 'records' | 'play';
 const TABS: [Tab, string][] = [
-  ['lobby', 'Lobby'],
-  ['watch', 'Watch'],
-  ['records', 'Finished games'],
-  ['play', 'Play'],
+  ['lobby', 'catan.tab.lobby'],
+  ['watch', 'catan.tab.watch'],
+  ['records', 'catan.tab.records'],
+  ['play', 'catan.tab.play'],
 ];
 
 export function CatanPage() {
+  const { t } = useTranslation();
   const [tab, setTab] = useState<Tab>('lobby');
   const [watched, setWatched] = useState<string | null>(null);
   const [record, setRecord] = useState<string | null>(null);
@@ -31,8 +33,8 @@ export function CatanPage() {
   return (
     <section className="page catan-page">
       <header className="page-header">
-        <h1>Die Siedler von Catan</h1>
-        <span className="muted">protocol 0.3, JSON over TCP</span>
+        <h1>{t('catan.title')}</h1>
+        <span className="muted">{t('catan.protocol')}</span>
       </header>
       <nav className="tabs" role="tablist">
         {TABS.map(([id, label]) => (
@@ -44,9 +46,9 @@ export function CatanPage() {
             data-testid={`catan-tab-${id}`}
             onClick={() => setTab(id)}
           >
-            {label}
+            {t(label)}
             {id === 'play' && play.seat?.state && play.seat.state.phase !== 'over' && (
-              <span className="catan-dot" title="you have a seat" />
+              <span className="catan-dot" title={t('catan.haveSeat')} />
             )}
           </button>
         ))}
@@ -82,12 +84,13 @@ function Spectating({
   onRecord: (id: string) => void;
   onPlay: () => void;
 }) {
+  const { t } = useTranslation();
   const live = useCatanSnapshot();
   return (
     <>
       <p>
         <ConnectionBadge state={live.state} retryInMs={null} />
-        {live.state === 'unknown-game' && <span className="error"> This server does not run Catan.</span>}
+        {live.state === 'unknown-game' && <span className="error"> {t('catan.notHere')}</span>}
       </p>
       {tab === 'lobby' && <LobbyTab snapshot={live.snapshot} onPlay={onPlay} />}
       {tab === 'watch' && <WatchTab snapshot={live.snapshot} chosen={watched} onChoose={onWatch} />}

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { Command } from '../../components/Command.js';
 import type { CatanSnapshot } from '../../../../src/games/catan/snapshot.js';
 import { postJson } from '../../api.js';
@@ -11,6 +12,7 @@ import { ColourChip } from './Players.js';
  */
 
 export function LobbyTab({ snapshot, onPlay }: { snapshot: CatanSnapshot | null; onPlay: () => void }) {
+  const { t } = useTranslation();
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState<{ text: string; error: boolean } | null>(null);
   const lobbies = snapshot?.lobbies ?? [];
@@ -32,20 +34,19 @@ export function LobbyTab({ snapshot, onPlay }: { snapshot: CatanSnapshot | null;
       <div className="columns">
         <div className="panel">
           <h2>
-            Lobbies <span className="muted">({lobbies.length})</span>
+            {t('catan.lobby.lobbies')} <span className="muted">({lobbies.length})</span>
           </h2>
           {lobbies.length === 0 ? (
             <p className="muted" data-testid="catan-no-lobby">
-              Nobody is waiting. A client that connects opens a lobby; a game starts when 3 or 4 players are
-              in it and all of them have sent <code>Spiel starten</code>.
+              <Trans i18nKey="catan.lobby.nobody" components={{ code: <code /> }} />
             </p>
           ) : (
             <table className="table compact" data-testid="catan-lobbies">
               <thead>
                 <tr>
-                  <th>Lobby</th>
-                  <th>Players</th>
-                  <th>Opened</th>
+                  <th>{t('catan.lobby.lobby')}</th>
+                  <th>{t('matches.players')}</th>
+                  <th>{t('catan.lobby.opened')}</th>
                   <th />
                 </tr>
               </thead>
@@ -54,23 +55,23 @@ export function LobbyTab({ snapshot, onPlay }: { snapshot: CatanSnapshot | null;
                   <tr key={l.id} data-testid="catan-lobby-row" data-lobby={l.id}>
                     <td>
                       <code>{l.id}</code>
-                      {l.dedicated && <span className="muted"> (house game)</span>}
+                      {l.dedicated && <span className="muted"> {t('catan.lobby.houseGame')}</span>}
                     </td>
                     <td>
                       <ul className="plain">
                         {l.players.map((p) => (
                           <li key={p.id} data-testid="catan-lobby-player">
                             <ColourChip colour={p.colour} />{' '}
-                            {p.name ?? <span className="muted">(no name yet)</span>}{' '}
+                            {p.name ?? <span className="muted">{t('catan.lobby.noName')}</span>}{' '}
                             <span className="badge">{p.kind}</span>{' '}
                             <span className={p.status === 'Wartet auf Spielbeginn' ? 'catan-ready' : 'muted'}>
-                              {p.status === 'Wartet auf Spielbeginn' ? 'ready' : 'not ready'}
+                              {p.status === 'Wartet auf Spielbeginn' ? t('catan.lobby.ready') : t('catan.lobby.notReady')}
                             </span>
                           </li>
                         ))}
                       </ul>
                       {l.botFillAt !== null && (
-                        <span className="muted">AI fills the empty seats at {formatTime(l.botFillAt)}</span>
+                        <span className="muted">{t('catan.lobby.aiFillsAt', { time: formatTime(l.botFillAt) })}</span>
                       )}
                     </td>
                     <td>{formatTime(l.createdAt)}</td>
@@ -84,11 +85,11 @@ export function LobbyTab({ snapshot, onPlay }: { snapshot: CatanSnapshot | null;
                             void call(
                               '/api/catan/lobbies/fill',
                               { lobby: l.id, size: 4 },
-                              (a) => `${String(a.added)} AI players joined ${String(a.lobby)}`,
+                              (a) => t('catan.lobby.aiJoined', { count: Number(a.added), lobby: String(a.lobby) }),
                             )
                           }
                         >
-                          Fill with AI
+                          {t('catan.lobby.fillWithAi')}
                         </button>
                       )}
                     </td>
@@ -103,22 +104,22 @@ export function LobbyTab({ snapshot, onPlay }: { snapshot: CatanSnapshot | null;
               disabled={busy}
               data-testid="catan-new-ai-game"
               onClick={() =>
-                void call('/api/catan/games', { players: 4 }, (a) => `game ${String(a.id)} started`)
+                void call('/api/catan/games', { players: 4 }, (a) => t('catan.lobby.started', { id: String(a.id) }))
               }
             >
-              Start a game of 4 AI players
+              {t('catan.lobby.start4')}
             </button>
             <button
               type="button"
               disabled={busy}
               onClick={() =>
-                void call('/api/catan/games', { players: 3 }, (a) => `game ${String(a.id)} started`)
+                void call('/api/catan/games', { players: 3 }, (a) => t('catan.lobby.started', { id: String(a.id) }))
               }
             >
-              … of 3
+              {t('catan.lobby.of3')}
             </button>
             <button type="button" onClick={onPlay} data-testid="catan-goto-play">
-              Play yourself
+              {t('catan.lobby.playYourself')}
             </button>
           </div>
           {note && (
@@ -132,21 +133,24 @@ export function LobbyTab({ snapshot, onPlay }: { snapshot: CatanSnapshot | null;
           )}
         </div>
         <div className="panel">
-          <h2>Connecting a client</h2>
+          <h2>{t('catan.lobby.connecting')}</h2>
           <p>
-            The server speaks protocol 0.3 (JSON lines over TCP) on port{' '}
-            <code data-testid="catan-port">{snapshot?.port ?? 6000}</code>. Our AI plays there with
+            <Trans
+              i18nKey="catan.lobby.speaks"
+              values={{ port: snapshot?.port ?? 6000 }}
+              components={{ port: <code data-testid="catan-port" /> }}
+            />
           </p>
           <Command args={catanBotArgs(snapshot?.port ?? 6000)} className="catan-command" testId="catan-command" />
           <p>
-            Every client joins the one open lobby; when it is full (4) or everyone there has sent{' '}
-            <code>Spiel starten</code> (at least 3), the game starts and a fresh lobby opens.{' '}
-            <em>Fill with AI</em> seats our bots in the empty places; they start at once, so the game begins
-            as soon as the others are ready.
+            <Trans i18nKey="catan.lobby.howJoin" components={{ code: <code />, em: <em /> }} />
           </p>
           <p className="muted">
-            Games played: {snapshot?.gamesPlayed ?? 0}, aborted: {snapshot?.gamesAborted ?? 0}, connections
-            now: {snapshot?.connections ?? 0}.
+            {t('catan.lobby.counts', {
+              played: snapshot?.gamesPlayed ?? 0,
+              aborted: snapshot?.gamesAborted ?? 0,
+              connections: snapshot?.connections ?? 0,
+            })}
           </p>
         </div>
       </div>

@@ -9,6 +9,7 @@ import { ColourChip, GameLog, PlayersTable, namesOf } from './Players.js';
 import { Join, Lobby } from './SeatLobby.js';
 import { Discard, OfferTrade, Offers, SeaTrade } from './Trade.js';
 import type { Play, Seat } from './usePlay.js';
+import { Trans, useTranslation } from 'react-i18next';
 
 /**
  * A person plays: name and colour, a seat in the open lobby, ready, our AI for the empty seats,
@@ -26,13 +27,6 @@ const ACTING = new Set([
   'Handeln oder Bauen',
 ]);
 const DEV: readonly DevCard[] = ['Ritter', 'Strassenbau', 'Monopol', 'Erfindung', 'Siegpunkt'];
-const DEV_EN: Readonly<Record<DevCard, string>> = {
-  Ritter: 'knight',
-  Strassenbau: 'road building',
-  Monopol: 'monopoly',
-  Erfindung: 'year of plenty',
-  Siegpunkt: 'victory point',
-};
 
 export function PlayTab({ play }: { play: Play }) {
   if (!play.seat) return <Join play={play} />;
@@ -40,6 +34,7 @@ export function PlayTab({ play }: { play: Play }) {
 }
 
 function SeatView({ seat, play }: { seat: Seat; play: Play }) {
+  const { t } = useTranslation();
   const s = seat.state;
   const phase = s?.phase ?? 'connecting';
   const me = s?.view.players.find((p) => p.id === s.me) ?? null;
@@ -68,44 +63,44 @@ function SeatView({ seat, play }: { seat: Seat; play: Play }) {
           data-version={s?.version ?? 0}
         >
           <ColourChip colour={me?.colour ?? s?.colour ?? null} /> <strong>{me?.name ?? s?.name ?? ''}</strong>{' '}
-          {phase === 'connecting' && 'connecting…'}
-          {phase === 'lobby' && 'in the lobby'}
+          {phase === 'connecting' && t('connection.connecting')}
+          {phase === 'lobby' && t('catan.play.inLobby')}
           {phase === 'game' &&
             (ready && ACTING.has(status) ? (
-              <span className="catan-your-turn">your move: {status}</span>
+              <span className="catan-your-turn">{t('catan.play.yourMoveStatus', { status })}</span>
             ) : (
               <span className="muted">{status}</span>
             ))}
-          {phase === 'over' && 'game over'}
-          {seat.pending !== null && <span className="muted"> · waiting for the server…</span>}
+          {phase === 'over' && t('catan.play.gameOver')}
+          {seat.pending !== null && <span className="muted"> · {t('catan.play.waitingServer')}</span>}
         </span>
         {s?.matchId && (
           <span className="muted">
             {' '}
-            · game <a href={href.match(s.matchId)}>{s.matchId}</a>
+            · {t('catan.play.game')} <a href={href.match(s.matchId)}>{s.matchId}</a>
           </span>
         )}
         <span className="catan-spacer" />
         {phase !== 'over' && seat.closed === null ? (
           <button type="button" onClick={play.leave} data-testid="catan-play-leave">
-            Leave
+            {t('catan.play.leave')}
           </button>
         ) : (
           <button type="button" onClick={play.reset} data-testid="catan-play-again">
-            Play again
+            {t('catan.play.again')}
           </button>
         )}
       </div>
       {showFehler && (
         <div className="panel catan-fehler" role="alert" data-testid="catan-fehler">
-          <strong>The server said no:</strong> <span data-testid="catan-fehler-last">{showFehler.text}</span>
+          <strong>{t('catan.play.serverSaidNo')}</strong> <span data-testid="catan-fehler-last">{showFehler.text}</span>
           {showFehler.sent !== null && (
             <span className="muted">
               {' '}
-              (to <code>{showFehler.sent}</code>)
+              <Trans i18nKey="catan.play.to" values={{ sent: showFehler.sent }} components={{ code: <code /> }} />
             </span>
           )}
-          {fehler.length > 1 && <span className="muted"> · {fehler.length} so far in this game</span>}
+          {fehler.length > 1 && <span className="muted"> · {t('catan.play.soFar', { count: fehler.length })}</span>}
         </div>
       )}
       {notices.length > 0 && (
@@ -125,6 +120,7 @@ function SeatView({ seat, play }: { seat: Seat; play: Play }) {
 }
 
 function Result({ state }: { state: CatanPlayState }) {
+  const { t } = useTranslation();
   const winner = state.view.result?.winner ?? null;
   const won = winner !== null && winner === state.me;
   return (
@@ -134,7 +130,7 @@ function Result({ state }: { state: CatanPlayState }) {
       data-winner={winner ?? ''}
       data-won={String(won)}
     >
-      <strong>{won ? 'You won!' : winner !== null ? 'The game is over.' : 'The game ended.'}</strong>{' '}
+      <strong>{won ? t('catan.play.youWon') : winner !== null ? t('catan.play.isOver') : t('catan.play.ended')}</strong>{' '}
       {state.ended}
     </div>
   );
@@ -151,6 +147,7 @@ function Game({
   play: Play;
   ready: boolean;
 }) {
+  const { t } = useTranslation();
   const v = state.view;
   const legal = ready ? state.legal : null;
   const [mode, setMode] = useState<Mode>({ kind: 'default' });
@@ -202,15 +199,19 @@ function Game({
     <div className="catan-layout">
       <div className="panel catan-board-panel">
         <div className="panel-header">
-          <h2>Board</h2>
+          <h2>{t('catan.play.board')}</h2>
           <span className="muted">
             {v.dice && (
               <>
-                last roll <strong data-testid="catan-play-dice">{v.dice[0] + v.dice[1]}</strong> ({v.dice[0]}{' '}
-                + {v.dice[1]}) ·{' '}
+                <Trans
+                  i18nKey="catan.play.lastRoll"
+                  values={{ sum: v.dice[0] + v.dice[1], a: v.dice[0], b: v.dice[1] }}
+                  components={{ b: <strong data-testid="catan-play-dice" /> }}
+                />{' '}
+                ·{' '}
               </>
             )}
-            bank {v.bankCards} cards · deck {v.deckCards}
+            {t('catan.watch.bank', { cards: v.bankCards, deck: v.deckCards })}
           </span>
         </div>
         <Board
@@ -224,12 +225,12 @@ function Game({
           onSpot={ready ? onSpot : undefined}
           testId="catan-play-board"
         />
-        <h3>Log</h3>
+        <h3>{t('catan.log.title')}</h3>
         <GameLog lines={lines} nameOf={nameOf} testId="catan-play-log" newestFirst />
       </div>
       <div className="stack">
         <div className="panel" data-testid="catan-hand">
-          <h2>Your hand</h2>
+          <h2>{t('catan.play.hand')}</h2>
           <div className="catan-hand">
             {RESOURCE_LIST.map((r) => (
               <span
@@ -244,19 +245,19 @@ function Game({
           </div>
           <div className="catan-hand" data-testid="catan-devcards">
             {DEV.filter((c) => (me?.devHand?.[c] ?? 0) > 0).map((c) => (
-              <span key={c} className="catan-card catan-dev" title={DEV_EN[c]}>
+              <span key={c} className="catan-card catan-dev" title={t(`catan.dev.${c}`)}>
                 {c} <strong>{me?.devHand?.[c] ?? 0}</strong>
                 {v.boughtThisTurn[c] > 0 && <span className="muted"> ({v.boughtThisTurn[c]} new)</span>}
               </span>
             ))}
             {DEV.every((c) => (me?.devHand?.[c] ?? 0) === 0) && (
-              <span className="muted">No development cards.</span>
+              <span className="muted">{t('catan.play.noDevCards')}</span>
             )}
           </div>
         </div>
         {state.legal && state.phase === 'game' && (
           <div className="panel">
-            <h2>{ready && ACTING.has(me?.status ?? '') ? 'Your move' : 'Actions'}</h2>
+            <h2>{ready && ACTING.has(me?.status ?? '') ? t('catan.play.yourMove') : t('catan.play.actions')}</h2>
             {state.legal.discard ? (
               <Discard key={key} legal={state.legal} act={play.act} disabled={disabled} />
             ) : (
@@ -287,7 +288,7 @@ function Game({
           </div>
         )}
         <div className="panel">
-          <h2>Players</h2>
+          <h2>{t('matches.players')}</h2>
           <PlayersTable
             players={v.players}
             active={v.active}
@@ -305,6 +306,7 @@ function Game({
 }
 
 function Chat({ play, disabled }: { play: Play; disabled: boolean }) {
+  const { t } = useTranslation();
   const [text, setText] = useState('');
   return (
     <div className="panel">
@@ -313,7 +315,7 @@ function Chat({ play, disabled }: { play: Play; disabled: boolean }) {
           value={text}
           onChange={(e) => setText(e.target.value)}
           maxLength={500}
-          placeholder="a message to the table"
+          placeholder={t('catan.play.chatPlaceholder')}
           data-testid="catan-chat-text"
         />
         <button
@@ -325,7 +327,7 @@ function Chat({ play, disabled }: { play: Play; disabled: boolean }) {
           }}
           data-testid="catan-chat-send"
         >
-          Send
+          {t('catan.play.send')}
         </button>
       </div>
     </div>

@@ -1,7 +1,8 @@
 import { useMemo } from 'react';
 import type { Colour } from '../../../../src/games/catan/rules/types.js';
-import { COLOUR_FILL, COLOUR_NAME } from './Board.js';
+import { COLOUR_FILL } from './Board.js';
 import { describeLine } from './describe.js';
+import { useTranslation } from 'react-i18next';
 
 /** Everyone's public side (points, card counts, knights, awards), and the game log. */
 
@@ -19,11 +20,12 @@ export interface PlayerRow {
 }
 
 export function ColourChip({ colour }: { colour: Colour | null }) {
+  const { t } = useTranslation();
   return (
     <span
       className="catan-colour"
       style={{ background: colour ? COLOUR_FILL[colour] : 'transparent' }}
-      title={colour ? COLOUR_NAME[colour] : 'no colour yet'}
+      title={colour ? t(`catan.colour.${colour}`) : t('catan.noColour')}
     />
   );
 }
@@ -45,6 +47,7 @@ export function PlayersTable({
   winner?: number | null;
   testId?: string;
 }) {
+  const { t } = useTranslation();
   const roads = players.some((p) => p.roadLength !== undefined);
   const kinds = players.some((p) => p.kind !== undefined);
   return (
@@ -52,24 +55,24 @@ export function PlayersTable({
       <table className="table compact catan-players" data-testid={testId}>
         <thead>
           <tr>
-            <th>Player</th>
-            {kinds && <th>Kind</th>}
-            <th>Status</th>
-            <th className="num" title="points (others: without hidden victory point cards)">
-              Points
+            <th>{t('mia.player')}</th>
+            {kinds && <th>{t('match.kind')}</th>}
+            <th>{t('matches.status')}</th>
+            <th className="num" title={t('catan.players.pointsTitle')}>
+              {t('mia.points')}
             </th>
-            <th className="num" title="resource cards in hand">
-              Cards
+            <th className="num" title={t('catan.players.cardsTitle')}>
+              {t('catan.players.cards')}
             </th>
-            <th className="num" title="unplayed development cards">
-              Dev
+            <th className="num" title={t('catan.players.devTitle')}>
+              {t('catan.players.dev')}
             </th>
-            <th className="num" title="knights played">
-              Knights
+            <th className="num" title={t('catan.players.knightsTitle')}>
+              {t('catan.players.knights')}
             </th>
             {roads && (
-              <th className="num" title="longest trade route">
-                Road
+              <th className="num" title={t('catan.players.roadTitle')}>
+                {t('catan.players.road')}
               </th>
             )}
           </tr>
@@ -85,16 +88,16 @@ export function PlayersTable({
             >
               <td>
                 <ColourChip colour={p.colour} /> {p.name ?? `#${p.id}`}
-                {p.id === me && <span className="muted"> (you)</span>}
-                {p.id === winner && <span className="badge badge-finished"> winner</span>}
+                {p.id === me && <span className="muted"> {t('catan.players.you')}</span>}
+                {p.id === winner && <span className="badge badge-finished"> {t('catan.players.winner')}</span>}
                 {p.id === longestRoad && (
-                  <span className="badge catan-award" title="Längste Handelsstraße (2 points)">
-                    road
+                  <span className="badge catan-award" title={t('catan.players.longestRoadTitle')}>
+                    {t('catan.players.roadAward')}
                   </span>
                 )}
                 {p.id === largestArmy && (
-                  <span className="badge catan-award" title="Größte Rittermacht (2 points)">
-                    army
+                  <span className="badge catan-award" title={t('catan.players.largestArmyTitle')}>
+                    {t('catan.players.armyAward')}
                   </span>
                 )}
               </td>
@@ -129,18 +132,19 @@ export function GameLog({
   max?: number;
   newestFirst?: boolean;
 }) {
+  const { t } = useTranslation();
   const entries = useMemo(() => {
     const out: { key: number; text: string; kind: string }[] = [];
     lines.forEach((line, i) => {
-      const e = describeLine(line, nameOf);
+      const e = describeLine(line, nameOf, t);
       if (e) out.push({ key: i, ...e });
     });
     const kept = out.slice(-max);
     return newestFirst ? kept.reverse() : kept;
-  }, [lines, nameOf, max, newestFirst]);
+  }, [lines, nameOf, max, newestFirst, t]);
   return (
     <ol className="catan-log" data-testid={testId}>
-      {entries.length === 0 && <li className="muted">Nothing yet.</li>}
+      {entries.length === 0 && <li className="muted">{t('catan.nothingYet')}</li>}
       {entries.map((e) => (
         <li key={e.key} className={`catan-log-${e.kind}`} data-testid="catan-log-entry">
           {e.text}

@@ -1,4 +1,6 @@
+import type { TFunction } from 'i18next';
 import { useMemo } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import type { CatanResultRow, CatanSnapshot } from '../../../../src/games/catan/snapshot.js';
 import type { Colour } from '../../../../src/games/catan/rules/types.js';
 import type { CatanRecordView } from '../../../../src/games/catan/web-views.js';
@@ -15,9 +17,9 @@ import { ColourChip, GameLog, PlayersTable, namesOf } from './Players.js';
  * and whether the record holds.
  */
 
-export function resultText(r: CatanResultRow): string {
-  if (r.winner !== null) return `${r.players.find((p) => p.id === r.winner)?.name ?? `#${r.winner}`} won`;
-  return `aborted (${r.reason})`;
+export function resultText(r: CatanResultRow, t: TFunction): string {
+  if (r.winner !== null) return t('catan.records.won', { who: r.players.find((p) => p.id === r.winner)?.name ?? `#${r.winner}` });
+  return t('catan.records.aborted', { reason: r.reason });
 }
 
 export function RecordsTab({
@@ -29,27 +31,32 @@ export function RecordsTab({
   chosen: string | null;
   onChoose: (id: string) => void;
 }) {
+  const { t } = useTranslation();
   const recent = snapshot?.recent ?? [];
   return (
     <>
       <div className="panel">
         <h2>
-          Finished games{' '}
+          {t('catan.tab.records')}{' '}
           <span className="muted">
-            (latest {recent.length}; all of them under <a href={href.matches('catan')}>Matches</a>)
+            <Trans
+              i18nKey="catan.records.latest"
+              values={{ count: recent.length }}
+              components={{ a: <a href={href.matches('catan')} /> }}
+            />
           </span>
         </h2>
         {recent.length === 0 ? (
-          <p className="muted">No game has ended yet.</p>
+          <p className="muted">{t('catan.records.none')}</p>
         ) : (
           <table className="table compact" data-testid="catan-recent">
             <thead>
               <tr>
-                <th>Game</th>
-                <th>Ended</th>
-                <th>Players (points)</th>
-                <th className="num">Turns</th>
-                <th>Result</th>
+                <th>{t('matches.game')}</th>
+                <th>{t('catan.records.ended')}</th>
+                <th>{t('catan.records.playersPoints')}</th>
+                <th className="num">{t('catan.records.turns')}</th>
+                <th>{t('matches.result')}</th>
                 <th />
               </tr>
             </thead>
@@ -71,7 +78,7 @@ export function RecordsTab({
                     ))}
                   </td>
                   <td className="num">{r.turns}</td>
-                  <td data-testid="catan-recent-result">{resultText(r)}</td>
+                  <td data-testid="catan-recent-result">{resultText(r, t)}</td>
                   <td>
                     <button
                       type="button"
@@ -79,7 +86,7 @@ export function RecordsTab({
                       data-testid={`catan-record-${r.id}`}
                       onClick={() => onChoose(r.id)}
                     >
-                      Show
+                      {t('common.show')}
                     </button>
                   </td>
                 </tr>
@@ -94,6 +101,7 @@ export function RecordsTab({
 }
 
 function Record({ id }: { id: string }) {
+  const { t } = useTranslation();
   const record = usePolling<CatanRecordView>(`/api/catan/records/${encodeURIComponent(id)}`, null);
   const r = record.data;
   const top = useScrollIntoView<HTMLDivElement>(r !== null);
@@ -109,16 +117,16 @@ function Record({ id }: { id: string }) {
         {record.error}
       </p>
     );
-  if (!r) return <p className="muted">Loading the record…</p>;
+  if (!r) return <p className="muted">{t('catan.records.loading')}</p>;
   return (
     <div className="catan-layout" data-testid="catan-record" data-match={r.id} ref={top}>
       <div className="panel catan-board-panel">
         <div className="panel-header">
-          <h2>Final position</h2>
+          <h2>{t('catan.records.final')}</h2>
           <span className="muted">
             {r.endedAt !== null && `${formatDuration(r.endedAt - r.startedAt)} · `}
             <a href={href.match(r.id)} data-testid="catan-record-link">
-              wire record
+              {t('catan.records.wire')}
             </a>
           </span>
           <span
@@ -126,10 +134,10 @@ function Record({ id }: { id: string }) {
             data-testid="catan-record-check"
           >
             {!r.checked
-              ? 'not replayable'
+              ? t('catan.records.notReplayable')
               : r.problems.length === 0
-                ? 'replays through the rules'
-                : 'does not replay'}
+                ? t('catan.records.replays')
+                : t('catan.records.doesNotReplay')}
           </span>
         </div>
         {final ? (
@@ -142,7 +150,7 @@ function Record({ id }: { id: string }) {
             testId="catan-record-board"
           />
         ) : (
-          <p className="muted">This record cannot be replayed (a fixed test board).</p>
+          <p className="muted">{t('catan.records.fixedBoard')}</p>
         )}
         {r.problems.length > 0 && (
           <ul className="error">
@@ -155,7 +163,7 @@ function Record({ id }: { id: string }) {
       <div className="stack">
         {final && (
           <div className="panel">
-            <h2>Players</h2>
+            <h2>{t('matches.players')}</h2>
             <PlayersTable
               players={final.players.map((p) => ({
                 ...p,
@@ -171,7 +179,7 @@ function Record({ id }: { id: string }) {
         )}
         <div className="panel">
           <h2>
-            Log <span className="muted">({r.lines.length} public messages)</span>
+            {t('catan.log.title')} <span className="muted">{t('catan.records.publicMessages', { count: r.lines.length })}</span>
           </h2>
           <GameLog lines={r.lines} nameOf={nameOf} testId="catan-record-log" max={5000} />
         </div>

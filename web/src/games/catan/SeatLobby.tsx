@@ -1,23 +1,24 @@
 import { useState } from 'react';
 import { COLOURS, type Colour } from '../../../../src/games/catan/rules/types.js';
 import type { CatanPlayState } from '../../../../src/games/catan/web-views.js';
-import { COLOUR_NAME } from './Board.js';
 import { ColourChip } from './Players.js';
 import type { Play } from './usePlay.js';
+import { useTranslation } from 'react-i18next';
 
 /** Before the game: the form that opens a seat, and the lobby the seat waits in. */
 
 export function Join({ play }: { play: Play }) {
+  const { t } = useTranslation();
   const [name, setName] = useState('Gast');
   const [colour, setColour] = useState<Colour>('Rot');
   const ok = name.trim() !== '' && name.trim().length <= 40;
   return (
     <div className="columns">
       <div className="panel">
-        <h2>Play Catan</h2>
+        <h2>{t('catan.seat.playCatan')}</h2>
         <div className="form-row">
           <label>
-            Your name{' '}
+            {t('catan.seat.yourName')}{' '}
             <input
               value={name}
               onChange={(e) => setName(e.target.value)}
@@ -26,7 +27,7 @@ export function Join({ play }: { play: Play }) {
             />
           </label>
           <label>
-            Your colour{' '}
+            {t('catan.seat.yourColour')}{' '}
             <select
               value={colour}
               onChange={(e) => setColour(e.target.value as Colour)}
@@ -34,7 +35,7 @@ export function Join({ play }: { play: Play }) {
             >
               {COLOURS.map((c) => (
                 <option key={c} value={c}>
-                  {COLOUR_NAME[c]} ({c})
+                  {t(`catan.colour.${c}`)}
                 </option>
               ))}
             </select>
@@ -45,27 +46,23 @@ export function Join({ play }: { play: Play }) {
             onClick={() => play.join(name.trim(), colour)}
             data-testid="catan-play-join"
           >
-            Join the lobby
+            {t('catan.seat.join')}
           </button>
         </div>
         <p className="muted">
-          You join the server&apos;s open lobby like any network client. Wait there for other people, or let
-          our AI take the empty seats; the game starts when everyone in the lobby (3 or 4) is ready.
+          {t('catan.seat.joinNote')}
         </p>
       </div>
       <div className="panel">
-        <h2>How it works</h2>
-        <p>
-          Your seat is a protocol 0.3 client on the server: the page shows what that client knows (your own
-          hand, the others&apos; card counts) and offers only the actions the rules allow from there. Leaving
-          the page ends a running game for everyone, as a lost connection does for any client.
-        </p>
+        <h2>{t('catan.seat.how')}</h2>
+        <p>{t('catan.seat.howText')}</p>
       </div>
     </div>
   );
 }
 
 export function Lobby({ state, play, pending }: { state: CatanPlayState; play: Play; pending: boolean }) {
+  const { t } = useTranslation();
   const [colour, setColour] = useState<Colour>(state.colour ?? 'Rot');
   const players = state.view.players;
   const me = players.find((p) => p.id === state.me);
@@ -73,16 +70,16 @@ export function Lobby({ state, play, pending }: { state: CatanPlayState; play: P
   return (
     <div className="panel" data-testid="catan-lobby" data-lobby={state.lobby ?? ''}>
       <h2>
-        Lobby {state.lobby && <code>{state.lobby}</code>}{' '}
-        <span className="muted">({players.length} of 4)</span>
+        {t('catan.lobby.lobby')} {state.lobby && <code>{state.lobby}</code>}{' '}
+        <span className="muted">{t('catan.seat.ofFour', { count: players.length })}</span>
       </h2>
       <ul className="plain">
         {players.map((p) => (
           <li key={p.id} data-testid="catan-lobby-member">
-            <ColourChip colour={p.colour} /> {p.name ?? <span className="muted">(choosing)</span>}{' '}
-            {p.id === state.me && <span className="muted">(you)</span>}{' '}
+            <ColourChip colour={p.colour} /> {p.name ?? <span className="muted">{t('catan.seat.choosing')}</span>}{' '}
+            {p.id === state.me && <span className="muted">{t('catan.players.you')}</span>}{' '}
             <span className={p.status === 'Wartet auf Spielbeginn' ? 'catan-ready' : 'muted'}>
-              {p.status === 'Wartet auf Spielbeginn' ? 'ready' : 'not ready'}
+              {p.status === 'Wartet auf Spielbeginn' ? t('catan.lobby.ready') : t('catan.lobby.notReady')}
             </span>
           </li>
         ))}
@@ -91,7 +88,7 @@ export function Lobby({ state, play, pending }: { state: CatanPlayState; play: P
         {!started && (
           <>
             <label>
-              Colour{' '}
+              {t('catan.seat.colour')}{' '}
               <select
                 value={colour}
                 onChange={(e) => setColour(e.target.value as Colour)}
@@ -99,7 +96,7 @@ export function Lobby({ state, play, pending }: { state: CatanPlayState; play: P
               >
                 {COLOURS.map((c) => (
                   <option key={c} value={c}>
-                    {COLOUR_NAME[c]} ({c})
+                    {t(`catan.colour.${c}`)}
                   </option>
                 ))}
               </select>
@@ -110,7 +107,7 @@ export function Lobby({ state, play, pending }: { state: CatanPlayState; play: P
               onClick={() => play.send({ type: 'player', name: state.name, colour })}
               data-testid="catan-lobby-recolour"
             >
-              Take this colour
+              {t('catan.seat.takeColour')}
             </button>
             <button
               type="button"
@@ -119,7 +116,7 @@ export function Lobby({ state, play, pending }: { state: CatanPlayState; play: P
               onClick={() => play.send({ type: 'start' })}
               data-testid="catan-play-start"
             >
-              I am ready (Spiel starten)
+              {t('catan.seat.ready')}
             </button>
           </>
         )}
@@ -130,14 +127,12 @@ export function Lobby({ state, play, pending }: { state: CatanPlayState; play: P
             onClick={() => play.send({ type: 'fill', size: 4 })}
             data-testid="catan-play-fill"
           >
-            Fill the empty seats with AI
+            {t('catan.seat.fill')}
           </button>
         )}
       </div>
       <p className="muted">
-        {started
-          ? 'You are ready; the game starts when everyone here is (at least 3 players).'
-          : 'Choose your colour, then say you are ready.'}
+        {started ? t('catan.seat.youAreReady') : t('catan.seat.chooseColour')}
       </p>
     </div>
   );

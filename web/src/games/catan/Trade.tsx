@@ -3,6 +3,7 @@ import type { ClientTrade } from '../../../../src/games/catan/client-view.js';
 import type { LegalActions } from '../../../../src/games/catan/rules/legal.js';
 import type { Action, Resource, Resources } from '../../../../src/games/catan/rules/types.js';
 import { RESOURCE_LIST, countsText, nonZero, of, total } from './choices.js';
+import { useTranslation } from 'react-i18next';
 
 /**
  * Trading and discarding: counters per resource. What may be offered is bounded by the hand the
@@ -26,6 +27,7 @@ function Counter({
   onChange: (n: number) => void;
   prefix: string;
 }) {
+  const { t } = useTranslation();
   return (
     <span className="catan-counter" data-testid={`${prefix}-${resource}`} data-value={value}>
       <span className={`catan-res catan-res-${resource}`}>{resource}</span>
@@ -34,7 +36,7 @@ function Counter({
         disabled={value <= 0}
         onClick={() => onChange(value - 1)}
         data-testid={`${prefix}-${resource}-minus`}
-        aria-label={`one ${resource} less`}
+        aria-label={t('catan.trade.less', { resource })}
       >
         −
       </button>
@@ -44,7 +46,7 @@ function Counter({
         disabled={value >= max}
         onClick={() => onChange(value + 1)}
         data-testid={`${prefix}-${resource}-plus`}
-        aria-label={`one ${resource} more`}
+        aria-label={t('catan.trade.more', { resource })}
       >
         +
       </button>
@@ -61,13 +63,14 @@ export function Discard({
   act: (a: Action) => void;
   disabled: boolean;
 }) {
+  const { t } = useTranslation();
   const [cards, setCards] = useState<Resources>(ZERO);
   const need = legal.discard?.count ?? 0;
   const hand = legal.discard?.hand ?? ZERO;
   const chosen = total(cards);
   return (
     <div className="catan-dialog" data-testid="catan-discard" data-count={need}>
-      <h3>The robber: discard {need} cards</h3>
+      <h3>{t('catan.trade.discardTitle', { count: need })}</h3>
       <div className="catan-counters">
         {RESOURCE_LIST.map((r) => (
           <Counter
@@ -86,7 +89,7 @@ export function Discard({
         onClick={() => act({ type: 'discard', cards: nonZero(cards) })}
         data-testid="catan-discard-send"
       >
-        Discard {chosen} of {need}
+        {t('catan.trade.discard', { chosen, need })}
       </button>
     </div>
   );
@@ -101,6 +104,7 @@ export function OfferTrade({
   act: (a: Action) => void;
   disabled: boolean;
 }) {
+  const { t } = useTranslation();
   const [give, setGive] = useState<Resources>(ZERO);
   const [get, setGet] = useState<Resources>(ZERO);
   const hand = legal.offer?.hand ?? ZERO;
@@ -109,10 +113,10 @@ export function OfferTrade({
   const ok = total(give) > 0 && total(get) > 0 && !overlap;
   return (
     <div className="catan-dialog" data-testid="catan-offer">
-      <h3>Offer a trade to the other players</h3>
+      <h3>{t('catan.trade.offerTitle')}</h3>
       <div className="catan-trade-sides">
         <div>
-          <div className="muted">You give</div>
+          <div className="muted">{t('catan.trade.youGive')}</div>
           {RESOURCE_LIST.map((r) => (
             <Counter
               key={r}
@@ -125,7 +129,7 @@ export function OfferTrade({
           ))}
         </div>
         <div>
-          <div className="muted">You want</div>
+          <div className="muted">{t('catan.trade.youWant')}</div>
           {RESOURCE_LIST.map((r) => (
             <Counter
               key={r}
@@ -138,7 +142,7 @@ export function OfferTrade({
           ))}
         </div>
       </div>
-      {overlap && <p className="error">A resource cannot be on both sides.</p>}
+      {overlap && <p className="error">{t('catan.trade.bothSides')}</p>}
       <button
         type="button"
         disabled={disabled || !ok}
@@ -149,7 +153,7 @@ export function OfferTrade({
           setGet(ZERO);
         }}
       >
-        Offer {countsText(nonZero(give))} for {countsText(nonZero(get))}
+        {t('catan.trade.offerButton', { give: countsText(nonZero(give), t), get: countsText(nonZero(get), t) })}
       </button>
     </div>
   );
@@ -166,27 +170,32 @@ export function SeaTrade({
   act: (a: Action) => void;
   disabled: boolean;
 }) {
+  const { t } = useTranslation();
   const trades = of(legal, 'seaTrade');
   if (trades.length === 0) return null;
   return (
     <div className="catan-dialog" data-testid="catan-sea">
-      <h3>Trade with the bank</h3>
+      <h3>{t('catan.trade.bankTitle')}</h3>
       {rates && (
-        <p className="muted">Your rates: {RESOURCE_LIST.map((r) => `${r} ${rates[r]}:1`).join(' · ')}</p>
+        <p className="muted">
+          {t('catan.trade.rates', {
+            rates: RESOURCE_LIST.map((r) => `${t('catan.term', { term: r })} ${rates[r]}:1`).join(' · '),
+          })}
+        </p>
       )}
       <div className="catan-buttons">
-        {trades.map((t) => {
-          const give = RESOURCE_LIST.find((r) => (t.offer[r] ?? 0) > 0)!;
-          const want = RESOURCE_LIST.find((r) => (t.request[r] ?? 0) > 0)!;
+        {trades.map((sea) => {
+          const give = RESOURCE_LIST.find((r) => (sea.offer[r] ?? 0) > 0)!;
+          const want = RESOURCE_LIST.find((r) => (sea.request[r] ?? 0) > 0)!;
           return (
             <button
               key={`${give}-${want}`}
               type="button"
               disabled={disabled}
-              onClick={() => act(t)}
+              onClick={() => act(sea)}
               data-testid={`catan-sea-${give}-${want}`}
             >
-              {t.offer[give]} {give} → 1 {want}
+              {sea.offer[give]} {t('catan.term', { term: give })} → 1 {t('catan.term', { term: want })}
             </button>
           );
         })}
@@ -210,55 +219,68 @@ export function Offers({
   act: (a: Action) => void;
   disabled: boolean;
 }) {
+  const { t } = useTranslation();
   if (trades.length === 0) return null;
   const accept = new Set(of(legal, 'acceptTrade').map((a) => a.tradeId));
   const cancel = new Set(of(legal, 'cancelTrade').map((a) => a.tradeId));
   const complete = of(legal, 'completeTrade');
   return (
     <div className="catan-dialog" data-testid="catan-offers">
-      <h3>Open offers</h3>
+      <h3>{t('catan.watch.openOffers')}</h3>
       <ul className="plain">
-        {trades.map((t) => (
-          <li key={t.id} data-testid="catan-offer-row" data-trade={t.id}>
-            {t.player === me ? 'You offer' : `${nameOf(t.player)} offers`} {countsText(t.offer)} for{' '}
-            {countsText(t.request)}
-            {t.acceptedBy.length > 0 && (
+        {trades.map((trade) => (
+          <li key={trade.id} data-testid="catan-offer-row" data-trade={trade.id}>
+            {trade.player === me
+              ? t('catan.trade.youOffer', { offer: countsText(trade.offer, t), request: countsText(trade.request, t) })
+              : t('catan.watch.offer', {
+                  who: nameOf(trade.player),
+                  offer: countsText(trade.offer, t),
+                  request: countsText(trade.request, t),
+                })}
+            {trade.acceptedBy.length > 0 && (
               <span className="muted">
                 {' '}
-                · accepted by {t.acceptedBy.map((id) => (id === me ? 'you' : nameOf(id))).join(', ')}
+                ·{' '}
+                {t('catan.trade.acceptedBy', {
+                  names: trade.acceptedBy.map((id) => (id === me ? t('catan.trade.you') : nameOf(id))).join(', '),
+                })}
               </span>
             )}{' '}
-            {accept.has(t.id) && (
+            {accept.has(trade.id) && (
               <button
                 type="button"
                 disabled={disabled}
-                onClick={() => act({ type: 'acceptTrade', tradeId: t.id })}
-                data-testid={`catan-accept-${t.id}`}
+                onClick={() => act({ type: 'acceptTrade', tradeId: trade.id })}
+                data-testid={`catan-accept-${trade.id}`}
               >
-                Accept
+                {t('catan.trade.accept')}
               </button>
             )}
             {complete
-              .filter((c) => c.tradeId === t.id)
+              .filter((c) => c.tradeId === trade.id)
               .map((c) => (
                 <button
                   key={c.partner}
                   type="button"
                   disabled={disabled}
                   onClick={() => act(c)}
-                  data-testid={`catan-complete-${t.id}-${c.partner}`}
+                  data-testid={`catan-complete-${trade.id}-${c.partner}`}
                 >
-                  Trade with {nameOf(c.partner)}
+                  {t('catan.trade.tradeWith', { who: nameOf(c.partner) })}
                 </button>
               ))}
-            {cancel.has(t.id) && (
+            {cancel.has(trade.id) && (
               <button
                 type="button"
                 disabled={disabled}
-                onClick={() => act({ type: 'cancelTrade', tradeId: t.id })}
-                data-testid={`catan-cancel-${t.id}`}
+                onClick={() => act({ type: 'cancelTrade', tradeId: trade.id })}
+                data-testid={`catan-cancel-${trade.id}`}
               >
-                {t.player === me ? 'Withdraw' : t.acceptedBy.includes(me ?? -1) ? 'Take back' : 'Decline'}
+                {trade.player === me
+                  ? t('catan.trade.withdraw')
+                  : trade.acceptedBy.includes(me ?? -1)
+                    ? t('catan.trade.takeBack')
+                    : t('catan.trade.decline')}
               </button>
             )}
           </li>

@@ -3,7 +3,9 @@ import type { CatanMatchRow, CatanSnapshot } from '../../../../src/games/catan/s
 import type { Colour } from '../../../../src/games/catan/rules/types.js';
 import { formatDuration } from '../../format.js';
 import { Board } from './Board.js';
+import { cardsText } from './describe.js';
 import { ColourChip, GameLog, PlayersTable, namesOf } from './Players.js';
+import { useTranslation } from 'react-i18next';
 
 /** The running games as a spectator sees them: the board, everyone's public counts, the latest lines. */
 
@@ -16,16 +18,17 @@ export function WatchTab({
   chosen: string | null;
   onChoose: (id: string) => void;
 }) {
+  const { t } = useTranslation();
   const matches = snapshot?.matches ?? [];
   const shown = matches.find((m) => m.id === chosen) ?? matches[0] ?? null;
   return (
     <>
       <div className="panel">
         <h2>
-          Running games <span className="muted">({matches.length})</span>
+          {t('catan.watch.running')} <span className="muted">({matches.length})</span>
         </h2>
         {matches.length === 0 ? (
-          <p className="muted">No game is running. Start one on the Lobby tab, or play one yourself.</p>
+          <p className="muted">{t('catan.watch.none')}</p>
         ) : (
           <ul className="chips">
             {matches.map((m) => (
@@ -36,7 +39,7 @@ export function WatchTab({
                   data-testid={`catan-watch-${m.id}`}
                   onClick={() => onChoose(m.id)}
                 >
-                  Game {m.number}:{' '}
+                  {t('catan.game', { number: m.number })}:{' '}
                   {m.players.map((p) => (
                     <span key={p.id}>
                       <ColourChip colour={p.colour} />
@@ -55,6 +58,7 @@ export function WatchTab({
 }
 
 function LiveMatch({ row }: { row: CatanMatchRow }) {
+  const { t } = useTranslation();
   const colours = useMemo(
     () => new Map<number, Colour>(row.players.map((p) => [p.id, p.colour])),
     [row.players],
@@ -64,11 +68,13 @@ function LiveMatch({ row }: { row: CatanMatchRow }) {
     <div className="catan-layout" data-testid="catan-watch" data-match={row.id}>
       <div className="panel catan-board-panel">
         <div className="panel-header">
-          <h2>Game {row.number}</h2>
+          <h2>{t('catan.game', { number: row.number })}</h2>
           <span className="muted">
-            turn <span data-testid="catan-watch-turn">{row.turnNumber}</span> · {row.phase}
-            {row.dice && ` · rolled ${row.dice[0]} + ${row.dice[1]}`} · bank {row.bankCards} cards · deck{' '}
-            {row.deckCards} · running {formatDuration(Date.now() - row.startedAt)}
+            {t('catan.watch.turn')} <span data-testid="catan-watch-turn">{row.turnNumber}</span> ·{' '}
+            {t(`catan.phase.${row.phase}`)}
+            {row.dice && ` · ${t('catan.watch.rolled', { a: row.dice[0], b: row.dice[1] })}`} ·{' '}
+            {t('catan.watch.bank', { cards: row.bankCards, deck: row.deckCards })} ·{' '}
+            {t('catan.watch.runningFor', { time: formatDuration(Date.now() - row.startedAt) })}
           </span>
         </div>
         <Board
@@ -82,7 +88,7 @@ function LiveMatch({ row }: { row: CatanMatchRow }) {
       </div>
       <div className="stack">
         <div className="panel">
-          <h2>Players</h2>
+          <h2>{t('matches.players')}</h2>
           <PlayersTable
             players={row.players}
             active={row.turn}
@@ -92,19 +98,17 @@ function LiveMatch({ row }: { row: CatanMatchRow }) {
           />
           {row.trades.length > 0 && (
             <>
-              <h3>Open offers</h3>
+              <h3>{t('catan.watch.openOffers')}</h3>
               <ul className="plain">
-                {row.trades.map((t) => (
-                  <li key={t.id}>
-                    {nameOf(t.player)} offers{' '}
-                    {Object.entries(t.offer)
-                      .map(([k, n]) => `${k} ${String(n)}`)
-                      .join(', ')}{' '}
-                    for{' '}
-                    {Object.entries(t.request)
-                      .map(([k, n]) => `${k} ${String(n)}`)
-                      .join(', ')}
-                    {t.acceptedBy.length > 0 && ` (accepted by ${t.acceptedBy.map(nameOf).join(', ')})`}
+                {row.trades.map((trade) => (
+                  <li key={trade.id}>
+                    {t('catan.watch.offer', {
+                      who: nameOf(trade.player),
+                      offer: cardsText(trade.offer, t),
+                      request: cardsText(trade.request, t),
+                    })}
+                    {trade.acceptedBy.length > 0 &&
+                      ` ${t('catan.watch.acceptedBy', { names: trade.acceptedBy.map(nameOf).join(', ') })}`}
                   </li>
                 ))}
               </ul>
@@ -112,7 +116,7 @@ function LiveMatch({ row }: { row: CatanMatchRow }) {
           )}
         </div>
         <div className="panel">
-          <h2>Log</h2>
+          <h2>{t('catan.log.title')}</h2>
           <GameLog lines={row.lines} nameOf={nameOf} testId="catan-watch-log" newestFirst />
         </div>
       </div>

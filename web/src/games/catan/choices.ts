@@ -1,3 +1,4 @@
+import type { TFunction } from 'i18next';
 import type { LegalActions } from '../../../../src/games/catan/rules/legal.js';
 import type { Action, Resource, ResourceCounts } from '../../../../src/games/catan/rules/types.js';
 import type { Spots } from './Board.js';
@@ -10,13 +11,6 @@ import type { Spots } from './Board.js';
 
 export const RESOURCE_LIST: readonly Resource[] = ['Holz', 'Lehm', 'Wolle', 'Getreide', 'Erz'];
 
-export const RESOURCE_EN: Readonly<Record<Resource, string>> = {
-  Holz: 'lumber',
-  Lehm: 'brick',
-  Wolle: 'wool',
-  Getreide: 'grain',
-  Erz: 'ore',
-};
 
 /** `default`: builds and robber moves; `knight`: where to send the robber with a Ritter; `roads`: the two roads of Strassenbau. */
 export type Mode =
@@ -82,9 +76,10 @@ export function roadPair(legal: LegalActions | null, a: string, b: string): Road
   );
 }
 
-export function countsText(c: ResourceCounts): string {
-  const parts = RESOURCE_LIST.filter((r) => (c[r] ?? 0) > 0).map((r) => `${c[r] ?? 0} ${r}`);
-  return parts.length === 0 ? 'nothing' : parts.join(', ');
+/** `2 Holz, 1 Erz` (resource names are protocol words, marked as terms in English). */
+export function countsText(c: ResourceCounts, t: TFunction): string {
+  const parts = RESOURCE_LIST.filter((r) => (c[r] ?? 0) > 0).map((r) => `${c[r] ?? 0} ${t('catan.term', { term: r })}`);
+  return parts.length === 0 ? t('catan.log.nothing') : parts.join(', ');
 }
 
 export const total = (c: ResourceCounts): number => RESOURCE_LIST.reduce((n, r) => n + (c[r] ?? 0), 0);
