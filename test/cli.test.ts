@@ -70,6 +70,8 @@ describe('spielhalle CLI', () => {
       [['bot', 'mia', '--name', 'twenty-one-characters'], {}, /--name must be/],
       [['play', 'connect4', '--vs', 'alien'], {}, /'alien' is invalid/],
       [['play', 'connect4', '--bogus'], {}, /unknown option '--bogus'/],
+      [['solve', '--best', '9'], {}, /--best "9": not a column/],
+      [['solve', '--best', '4444444'], {}, /--best "4444444"/],
       [['matches', '--game', 'chess', '--data-dir', emptyStore()], {}, /unknown game "chess" \(one of catan, mia, connect4, dame, ostseeschach\)/],
     ];
     for (const [args, env, message] of cases) {

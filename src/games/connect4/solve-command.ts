@@ -167,10 +167,8 @@ export function registerSolveCommand(program: Command): void {
         if (positions.length > 0) throw new UsageError('--best takes one position; give no other positions');
         const r = bestReport(opts.best, solver, weak, SolveProgress.onTerminal(process.stderr, solver));
         if (r.lines) process.stdout.write(r.lines.join('\n') + '\n');
-        if (r.error !== null) {
-          process.stderr.write(`${r.error}\n`);
-          process.exitCode = 1;
-        }
+        // The one position of --best is an option's value: a bad one is a usage error (exit 2).
+        if (r.error !== null) throw new UsageError(r.error.replace(/^spielhalle: /, '--best '));
         return;
       }
       let code: number;
