@@ -104,8 +104,11 @@ export class OstseeschachServer implements GameServer {
       port: o.port,
       server: { allowHalfOpen: true, noDelay: true },
       maxConnections: o.maxConnections ?? OSTSEESCHACH_DEFAULTS.maxConnections,
-      // The official server has no message for a refused connection: it is just closed.
+      // The official server has no message for a refused connection: it is just closed, at once.
+      // A refused socket left to linger still counts against maxConnections, so a host hammering
+      // its cap would lock everyone else out (the house games' own connections among them).
       maxConnectionsPerHost: o.maxConnectionsPerHost ?? OSTSEESCHACH_DEFAULTS.maxConnectionsPerHost,
+      onRefused: (socket) => socket.destroy(),
       maxInputBytesPerSecondPerHost: o.maxInputBytesPerSecondPerHost,
       log: this.log,
       onSocket: (socket) => this.accept(socket),

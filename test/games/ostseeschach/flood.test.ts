@@ -75,6 +75,45 @@ describe('a never-joined connection that floods the lobby', () => {
   }, 30_000);
 });
 
+describe('a host hammering its connection cap', () => {
+  it('has its refused sockets closed at once, so they never crowd out other hosts (maxConnections)', async () => {
+    const server = createOstseeschachServer({
+      port: 0,
+      seed: 'cap',
+      log: silentLogger,
+      store: null,
+      maxConnections: 10,
+      maxConnectionsPerHost: 3,
+    });
+    servers.push(server);
+    await server.start();
+    const open = (): Promise<{ socket: Socket; closed: Promise<void> }> =>
+      new Promise((resolve) => {
+        const socket = connect({ host: '127.0.0.1', port: server.port, localAddress: '127.0.0.2', allowHalfOpen: true });
+        sockets.push(socket);
+        socket.on('error', () => undefined);
+        const closed = new Promise<void>((r) => socket.once('close', () => r()));
+        // A socket the server dropped at once may close before it ever reports `connect`.
+        socket.once('connect', () => resolve({ socket, closed }));
+        void closed.then(() => resolve({ socket, closed }));
+      });
+    // Three held connections, then fifteen over the cap that keep sending and never close.
+    for (let i = 0; i < 3; i++) (await open()).socket.write('<protocol>');
+    await new Promise((r) => setTimeout(r, 50));
+    const refused = await Promise.all(Array.from({ length: 15 }, () => open()));
+    for (const r of refused) r.socket.write(Buffer.alloc(256 * 1024, 0x20));
+    await new Promise((r) => setTimeout(r, 200));
+    // Well within the 2 s a refused socket used to linger: other hosts connect and play.
+    const [one, two] = (await Promise.all(
+      ['good-1', 'good-2'].map((seed) =>
+        playOnServer({ host: '127.0.0.1', port: server.port, join: { kind: 'join' }, bot: randomBot, seed }),
+      ),
+    )) as [ClientOutcome, ClientOutcome];
+    expect(one.roomId).toBe(two.roomId);
+    expect(one.result?.scores.map((s) => s.cause)).toEqual(['REGULAR', 'REGULAR']);
+  }, 20_000);
+});
+
 describe('one connection\'s run of packets never holds up the others', () => {
   it(`handles ${PACKETS_PER_TURN} packets per turn of the event loop, and a client's end after them`, () => {
     const h = new Harness();
