@@ -5,6 +5,8 @@ export interface Polled<T> {
   data: T | null;
   error: string | null;
   loading: boolean;
+  /** When `data` was loaded (ms since epoch), 0 before. */
+  loadedAt: number;
   reload: () => void;
 }
 
@@ -13,6 +15,7 @@ export function usePolling<T>(url: string | null, intervalMs: number | null): Po
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(url !== null);
+  const [loadedAt, setLoadedAt] = useState(0);
   const [tick, setTick] = useState(0);
   const [shownUrl, setShownUrl] = useState(url);
 
@@ -32,6 +35,7 @@ export function usePolling<T>(url: string | null, intervalMs: number | null): Po
       try {
         const value = await getJson<T>(url, controller.signal);
         setData(value);
+        setLoadedAt(Date.now());
         setError(null);
       } catch (err) {
         if (controller.signal.aborted) return;
@@ -51,5 +55,5 @@ export function usePolling<T>(url: string | null, intervalMs: number | null): Po
   }, [url, intervalMs, tick]);
 
   const reload = useCallback(() => setTick((t) => t + 1), []);
-  return { data, error, loading, reload };
+  return { data, error, loading, loadedAt, reload };
 }

@@ -14,12 +14,21 @@ import { usePolling } from '../usePolling.js';
 /** Rows shown at a time: a long record (a Catan game: tens of thousands of wire lines) stays a small page. */
 const EVENTS_PAGE = 100;
 const WIRE_PAGE = 200;
+const FOLLOW_MS = 2000;
+/** How long after its end a match is still followed (a server may write its last lines a little later). */
+const SETTLE_MS = 15_000;
 
 /** One recorded match: seats, result, events, and the wire log per connection, a page at a time. */
 export function MatchDetail({ id }: { id: string }) {
   const { t } = useTranslation();
-  const match = usePolling<Detail>(`/api/matches/${encodeURIComponent(id)}?wire=0`, null);
+  // A running (or just ended) match is followed: its last lines may still be on the way to the store.
+  const [follow, setFollow] = useState(true);
+  const match = usePolling<Detail>(`/api/matches/${encodeURIComponent(id)}?wire=0`, follow ? FOLLOW_MS : null);
   const m = match.data;
+  const settled =
+    (m === null && match.error !== null) ||
+    (m !== null && m.status !== 'running' && m.endedAt !== null && m.endedAt < match.loadedAt - SETTLE_MS);
+  if (follow && settled) setFollow(false);
   return (
     <section className="page">
       <header className="page-header">
@@ -74,7 +83,7 @@ export function MatchDetail({ id }: { id: string }) {
             </div>
           </div>
           <Events match={m} />
-          <Wire id={m.id} total={m.wireLines} startedAt={m.startedAt} />
+          <Wire id={m.id} total={m.wireLines} startedAt={m.startedAt} follow={follow} />
         </>
       )}
     </section>
@@ -160,19 +169,18 @@ function Events({ match }: { match: Detail }) {
   );
 }
 
-
-function Wire({ id, total, startedAt }: { id: string; total: number; startedAt: number }) {
+function Wire({ id, total, startedAt, follow }: { id: string; total: number; startedAt: number; follow: boolean }) {
   const { t } = useTranslation();
   const [conn, setConn] = useState('');
   const [offset, setOffset] = useState(0);
   const page = usePolling<WirePage>(
     `/api/matches/${encodeURIComponent(id)}/wire${query({ conn, offset, limit: WIRE_PAGE })}`,
-    null,
+    follow ? FOLLOW_MS : null,
   );
   const [conns, setConns] = useState<WirePage['conns']>([]);
   const loaded = page.data;
   // The connection list stays while the next page loads.
-  if (loaded && loaded.conns.length !== conns.length) setConns(loaded.conns);
+  if (loaded && loaded.conns !== conns && JSON.stringify(loaded.conns) !== JSON.stringify(conns)) setConns(loaded.conns);
   const lines = loaded?.lines ?? [];
   const shownTotal = loaded?.total ?? (conn === '' ? total : 0);
   return (

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { DameLegalMove } from '../../../../src/games/dame/web-views.js';
+import { useTranslation } from 'react-i18next';
 
 /**
  * A Dame board in SVG, drawn from the 8 BOARD rows as the server sends them (rank 8 first),
@@ -48,6 +49,7 @@ export interface DameBoardProps {
 }
 
 export function Board({ rows, lastMove = null, legal = [], onMove, testId = 'dame-board' }: DameBoardProps) {
+  const { t } = useTranslation();
   const [selected, setSelected] = useState<string | null>(null);
   const legalKey = legal.map((m) => `${m.from}:${m.to}`).join(' ');
   const [shownKey, setShownKey] = useState(legalKey);
@@ -99,7 +101,7 @@ export function Board({ rows, lastMove = null, legal = [], onMove, testId = 'dam
                 'data-square': name,
                 'data-piece': piece ?? '',
                 role: movable.has(name) || targets.has(name) ? 'button' : undefined,
-                'aria-label': `${name}${piece ? ` ${PIECE_NAME[piece]}` : ''}`,
+                'aria-label': `${name}${piece ? ` ${t(PIECE_NAME[piece])}` : ''}`,
                 onClick: () => click(name),
               }
             : {})}
@@ -131,7 +133,7 @@ export function Board({ rows, lastMove = null, legal = [], onMove, testId = 'dam
       width={size + LABEL}
       height={size + LABEL}
       role="grid"
-      aria-label="Dame board"
+      aria-label={t('dame.board')}
       data-testid={testId}
       data-board={rows.map((r) => r.replace(/^\+ /, '')).join('/')}
       data-last-move={lastMove ?? ''}
@@ -164,7 +166,7 @@ export function Board({ rows, lastMove = null, legal = [], onMove, testId = 'dam
   );
 }
 
-const PIECE_NAME = { w: 'white man', b: 'black man', W: 'white king', B: 'black king' } as const;
+const PIECE_NAME = { w: 'dame.piece.w', b: 'dame.piece.b', W: 'dame.piece.wk', B: 'dame.piece.bk' } as const;
 
 /** A small three-pointed crown centred on (cx, cy). */
 function crown(cx: number, cy: number): string {

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import type { DameSnapshot } from '../../../../src/games/dame/snapshot.js';
 import type { DameBrowserPlayer } from '../../../../src/games/dame/web-views.js';
 import { ConnectionBadge } from '../../components/StatusBadge.js';
@@ -17,14 +18,15 @@ import { WatchTab } from './WatchTab.js';
 
 type Tab = 'games' | 'watch' | 'play';
 const TABS: [Tab, string][] = [
-  ['games', 'Games'],
-  ['watch', 'Watch'],
-  ['play', 'Play'],
+  ['games', 'dame.tab.games'],
+  ['watch', 'catan.tab.watch'],
+  ['play', 'catan.tab.play'],
 ];
 
 const keepSnapshot = (s: DameSnapshot): DameSnapshot => s;
 
 export function DamePage() {
+  const { t } = useTranslation();
   const [tab, setTab] = useState<Tab>('games');
   const [watched, setWatched] = useState<string | null>(null);
   const [target, setTarget] = useState<{ id: string; seat: 0 | 1 } | null>(null);
@@ -36,15 +38,19 @@ export function DamePage() {
   return (
     <section className="page">
       <header className="page-header">
-        <h1>Dame (Checkers)</h1>
+        <h1>{t('dame.title')}</h1>
         <ConnectionBadge state={live.state} retryInMs={live.retryInMs} />
         {s && (
           <span className="muted">
-            MNM Gameserver on TCP port <code data-testid="dame-port">{s.port}</code> ({s.mode}) · games played: {s.gamesPlayed}
+            <Trans
+              i18nKey="dame.summary"
+              values={{ port: s.port, mode: s.mode, played: s.gamesPlayed }}
+              components={{ port: <code data-testid="dame-port" /> }}
+            />
           </span>
         )}
       </header>
-      {live.state === 'unknown-game' && <p className="error">This server does not run Dame.</p>}
+      {live.state === 'unknown-game' && <p className="error">{t('dame.notHere')}</p>}
       <nav className="tabs" role="tablist">
         {TABS.map(([id, label]) => (
           <button
@@ -55,8 +61,8 @@ export function DamePage() {
             data-testid={`dame-tab-${id}`}
             onClick={() => setTab(id)}
           >
-            {label}
-            {id === 'play' && play.seat && play.seat.state?.phase !== 'over' && <span className="dame-dot dame-dot-on" title="you have a seat" />}
+            {t(label)}
+            {id === 'play' && play.seat && play.seat.state?.phase !== 'over' && <span className="dame-dot dame-dot-on" title={t('catan.haveSeat')} />}
           </button>
         ))}
       </nav>

@@ -1,8 +1,10 @@
 import { Command } from '../../components/Command.js';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 
 /** A game id in monospace with a copy button (the id is what a student types into their client). */
 export function GameId({ id, testId }: { id: string; testId?: string }) {
+  const { t } = useTranslation();
   const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
   const copy = () => {
     // No clipboard outside a secure context (a dashboard reached over plain http on a LAN address).
@@ -20,8 +22,8 @@ export function GameId({ id, testId }: { id: string; testId?: string }) {
   return (
     <span className="dame-id">
       <code data-testid={testId}>{id}</code>{' '}
-      <button type="button" className="dame-copy" onClick={copy} title="copy the game id" data-testid={`dame-copy-${id}`}>
-        {copied === 'yes' ? 'copied' : copied === 'failed' ? 'select it' : 'copy'}
+      <button type="button" className="dame-copy" onClick={copy} title={t('dame.gameIdBox.copyTitle')} data-testid={`dame-copy-${id}`}>
+        {copied === 'yes' ? t('dame.gameIdBox.copied') : copied === 'failed' ? t('dame.gameIdBox.selectIt') : t('dame.gameIdBox.copy')}
       </button>
     </span>
   );
@@ -44,6 +46,7 @@ export function clientCommands(id: string, seat: 0 | 1, port: number): { ours: s
 
 /** The commands for the free seats of a game, one block per seat. */
 export function JoinCommands({ id, seats, port }: { id: string; seats: readonly (0 | 1)[]; port: number }) {
+  const { t } = useTranslation();
   return (
     <div className="dame-commands" data-testid="dame-join-commands">
       {seats.map((seat) => {
@@ -51,12 +54,12 @@ export function JoinCommands({ id, seats, port }: { id: string; seats: readonly 
         return (
           <div key={seat}>
             <p className="muted">
-              {seat === 0 ? 'White (player 1, moves first)' : 'Black (player 2)'}:
+              {seat === 0 ? t('dame.gameIdBox.white') : t('dame.gameIdBox.black')}:
             </p>
             <Command args={c.ours} className="dame-command" testId={`dame-command-${seat}`} />
             <pre className="dame-command dame-command-course" data-testid={`dame-course-command-${seat}`}>
               {c.course}
-              {'   '}# the course client, with host and port {c.where} in its configuration
+              {'   '}# {t('dame.gameIdBox.course', { where: c.where })}
             </pre>
           </div>
         );

@@ -1,4 +1,6 @@
+import type { TFunction } from 'i18next';
 import { useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import type { DameGameRow, DameSeatRow, DameSnapshot } from '../../../../src/games/dame/snapshot.js';
 import type { DameBrowserPlayer } from '../../../../src/games/dame/web-views.js';
 import { postJson } from '../../api.js';
@@ -8,34 +10,40 @@ import { GameId, JoinCommands } from './GameId.js';
 
 /** The games of the Dame server (live from the spectator snapshot) and the form that creates one. */
 
-export const SIDE = ['White', 'Black'] as const;
+/** The message keys of White and Black, by seat. */
+export const SIDE = ['dame.white', 'dame.black'] as const;
 
-/** `client`, `engine`, `open`, or `human` for a client that is a person in this dashboard. */
-export function seatKind(row: DameGameRow, seat: DameSeatRow, players: readonly DameBrowserPlayer[]): string {
+/** `client`, `engine`, `open`, or `human` for a client that is a person in this dashboard (with their name). */
+export function seatKindOf(row: DameGameRow, seat: DameSeatRow, players: readonly DameBrowserPlayer[]): { kind: string; name: string | null } {
   const human = players.find((p) => p.gameId === row.id && p.seat === seat.seat);
-  return human && seat.kind === 'client' ? `human (${human.name})` : seat.kind;
+  return human && seat.kind === 'client' ? { kind: 'human', name: human.name } : { kind: seat.kind, name: null };
 }
 
-export function resultText(row: DameGameRow): string {
+export function seatKind(row: DameGameRow, seat: DameSeatRow, players: readonly DameBrowserPlayer[], t: TFunction): string {
+  const { kind, name } = seatKindOf(row, seat, players);
+  return name === null ? t(`dame.kind.${kind}`) : t('dame.kind.humanNamed', { name });
+}
+
+export function resultText(row: DameGameRow, t: TFunction): string {
   if (!row.result) return '';
   const { winner, reason } = row.result;
-  if (winner === null) return reason === 'repetition' || reason === 'fifty-moves' ? `draw (${reason})` : `aborted (${reason})`;
-  return `${SIDE[winner]} won (${reason})`;
+  if (winner === null) return reason === 'repetition' || reason === 'fifty-moves' ? t('dame.draw', { reason }) : t('dame.aborted', { reason });
+  return t('dame.won', { side: t(SIDE[winner]), reason });
 }
 
-export function turnText(row: DameGameRow): string {
+export function turnText(row: DameGameRow, t: TFunction): string {
   if (row.status !== 'running' || row.toMove === null) return '–';
-  return `${SIDE[row.toMove]}${row.mustContinue ? ' (follow-up)' : ''}`;
+  return row.mustContinue ? t('dame.followUp', { side: t(SIDE[row.toMove]) }) : t(SIDE[row.toMove]);
 }
 
 const freeSeats = (row: DameGameRow): (0 | 1)[] => row.seats.filter((s) => s.kind === 'open').map((s) => s.seat);
 
 function SeatCell({ row, seat, players }: { row: DameGameRow; seat: DameSeatRow; players: readonly DameBrowserPlayer[] }) {
-  const kind = seatKind(row, seat, players);
+  const { t } = useTranslation();
   return (
-    <td data-testid={`dame-seat-${row.id}-${seat.seat}`} data-kind={kind.split(' ')[0]}>
-      <span className={`dame-dot ${seat.connected ? 'dame-dot-on' : 'dame-dot-off'}`} title={seat.connected ? 'connected' : 'not connected'} />{' '}
-      {seat.name} <span className={`badge dame-kind-${seat.kind}`}>{kind}</span>
+    <td data-testid={`dame-seat-${row.id}-${seat.seat}`} data-kind={seatKindOf(row, seat, players).kind}>
+      <span className={`dame-dot ${seat.connected ? 'dame-dot-on' : 'dame-dot-off'}`} title={seat.connected ? t('dame.connected') : t('dame.notConnected')} />{' '}
+      {seat.name} <span className={`badge dame-kind-${seat.kind}`}>{seatKind(row, seat, players, t)}</span>
       {seat.address && seat.address !== 'engine' && (
         <>
           {' '}
@@ -57,28 +65,30 @@ export function GamesTab({
   onWatch: (id: string) => void;
   onPlay: (id: string, seat: 0 | 1) => void;
 }) {
+  const { t } = useTranslation();
   const rows = snapshot ? [...snapshot.games, ...snapshot.recent] : [];
   return (
     <>
       <NewGame port={snapshot?.port ?? 1357} />
       <div className="panel">
         <h2>
-          Games <span className="muted">({snapshot?.games.length ?? 0} open or running, {snapshot?.gamesPlayed ?? 0} played)</span>
+          {t('dame.tab.games')}{' '}
+          <span className="muted">{t('dame.gamesCount', { open: snapshot?.games.length ?? 0, played: snapshot?.gamesPlayed ?? 0 })}</span>
         </h2>
         {rows.length === 0 ? (
-          <p className="muted">No games yet. Create one above, or let a client send a new id.</p>
+          <p className="muted">{t('dame.noGames')}</p>
         ) : (
           <table className="table compact dame-games">
             <thead>
               <tr>
-                <th>Id</th>
-                <th>Name</th>
-                <th className="num">Move</th>
-                <th>White</th>
-                <th>Black</th>
-                <th>Status</th>
-                <th>To move</th>
-                <th>Result</th>
+                <th>{t('dame.id')}</th>
+                <th>{t('match.name')}</th>
+                <th className="num">{t('dame.moveTime')}</th>
+                <th>{t('dame.white')}</th>
+                <th>{t('dame.black')}</th>
+                <th>{t('matches.status')}</th>
+                <th>{t('dame.toMove')}</th>
+                <th>{t('matches.result')}</th>
                 <th />
               </tr>
             </thead>
@@ -93,29 +103,29 @@ export function GamesTab({
                   <SeatCell row={row} seat={row.seats[0]} players={players} />
                   <SeatCell row={row} seat={row.seats[1]} players={players} />
                   <td>
-                    <span className={`badge dame-status-${row.status}`}>{row.status}</span>
-                    {row.status !== 'waiting' && <span className="muted"> {row.plies} plies</span>}
+                    <span className={`badge dame-status-${row.status}`}>{t(`dame.status.${row.status}`)}</span>
+                    {row.status !== 'waiting' && <span className="muted"> {t('result.plies', { count: row.plies })}</span>}
                   </td>
-                  <td>{turnText(row)}</td>
+                  <td>{turnText(row, t)}</td>
                   <td>
-                    {resultText(row)}
+                    {resultText(row, t)}
                     {row.matchId && row.status === 'over' && (
                       <>
                         {' '}
-                        <a href={href.match(row.matchId)}>record</a>
+                        <a href={href.match(row.matchId)}>{t('dame.record')}</a>
                       </>
                     )}
                   </td>
                   <td className="dame-actions">
                     {row.status !== 'waiting' && (
                       <button type="button" onClick={() => onWatch(row.id)} data-testid={`dame-watch-${row.id}`}>
-                        Watch
+                        {t('catan.tab.watch')}
                       </button>
                     )}
                     {row.status === 'waiting' &&
                       freeSeats(row).map((seat) => (
                         <button key={seat} type="button" onClick={() => onPlay(row.id, seat)} data-testid={`dame-take-${row.id}-${seat}`}>
-                          Play {SIDE[seat]}
+                          {t('dame.playSide', { side: t(SIDE[seat]) })}
                         </button>
                       ))}
                   </td>
@@ -130,6 +140,7 @@ export function GamesTab({
 }
 
 function NewGame({ port }: { port: number }) {
+  const { t } = useTranslation();
   const [name, setName] = useState('');
   const [moveTime, setMoveTime] = useState('3000');
   const [engine, setEngine] = useState<'none' | '0' | '1'>('none');
@@ -154,25 +165,26 @@ function NewGame({ port }: { port: number }) {
   return (
     <div className="columns">
       <div className="panel">
-        <h2>New game</h2>
+        <h2>{t('dame.new.title')}</h2>
         <div className="form-row">
           <label>
-            Name <input value={name} onChange={(e) => setName(e.target.value)} placeholder="Game from … (default)" maxLength={100} data-testid="dame-new-name" />
+            {t('match.name')}{' '}
+            <input value={name} onChange={(e) => setName(e.target.value)} placeholder={t('dame.new.namePlaceholder')} maxLength={100} data-testid="dame-new-name" />
           </label>
           <label>
-            Move time{' '}
+            {t('dame.new.moveTime')}{' '}
             <input type="number" min={1} step={100} value={moveTime} onChange={(e) => setMoveTime(e.target.value)} className="dame-ms" data-testid="dame-new-movetime" /> ms
           </label>
           <label>
-            Our engine plays{' '}
+            {t('dame.new.engine')}{' '}
             <select value={engine} onChange={(e) => setEngine(e.target.value as 'none' | '0' | '1')} data-testid="dame-new-engine">
-              <option value="none">none</option>
-              <option value="0">White</option>
-              <option value="1">Black</option>
+              <option value="none">{t('dame.new.none')}</option>
+              <option value="0">{t('dame.white')}</option>
+              <option value="1">{t('dame.black')}</option>
             </select>
           </label>
           <button type="button" onClick={() => void create()} disabled={busy} data-testid="dame-create">
-            Create game
+            {t('dame.new.create')}
           </button>
         </div>
         {error && (
@@ -183,7 +195,7 @@ function NewGame({ port }: { port: number }) {
         {created && (
           <div className="dame-created" data-testid="dame-created">
             <p>
-              Game <strong>{created.name}</strong> created: its id is
+              <Trans i18nKey="dame.new.created" values={{ name: created.name }} components={{ b: <strong /> }} />
             </p>
             <p className="dame-big-id">
               <GameId id={created.id} testId="dame-new-id" />
@@ -193,15 +205,12 @@ function NewGame({ port }: { port: number }) {
         )}
       </div>
       <div className="panel">
-        <h2>How games start</h2>
+        <h2>{t('dame.how.title')}</h2>
         <p>
-          A game starts when both seats are taken. A client joins with the 13-character id (<code>ID …</code>) and
-          takes a seat with <code>PLAYER 0</code> (White, moves first) or <code>PLAYER 1</code> (Black); the course
-          client&apos;s <code>-p 1</code> and <code>-p 2</code> send exactly that.
+          <Trans i18nKey="dame.how.start" components={{ code: <code /> }} />
         </p>
         <p>
-          Our engine can take a seat; a person can take one on the <em>Play</em> tab. Every finished game has a
-          record with the wire log of each connection.
+          <Trans i18nKey="dame.how.engine" components={{ em: <em /> }} />
         </p>
       </div>
     </div>

@@ -1,4 +1,6 @@
+import type { TFunction } from 'i18next';
 import { useEffect, useRef, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import type { DameGameRow, DameSnapshot } from '../../../../src/games/dame/snapshot.js';
 import type { DamePlayResult, DamePlayState } from '../../../../src/games/dame/web-views.js';
 import { postJson } from '../../api.js';
@@ -25,6 +27,7 @@ export function PlayTab({ play, snapshot, target }: { play: Play; snapshot: Dame
 }
 
 function Choose({ play, snapshot, target }: { play: Play; snapshot: DameSnapshot | null; target: { id: string; seat: 0 | 1 } | null }) {
+  const { t } = useTranslation();
   const [name, setName] = useState('guest');
   const [colour, setColour] = useState<0 | 1>(0);
   const [seconds, setSeconds] = useState<number>(60);
@@ -39,7 +42,7 @@ function Choose({ play, snapshot, target }: { play: Play; snapshot: DameSnapshot
     setError(null);
     try {
       const row = await postJson<DameGameRow>('/api/dame/games', {
-        name: `${name} vs ${engine ? 'the engine' : 'a client'}`,
+        name: engine ? t('dame.play.vsEngine', { name }) : t('dame.play.vsClient', { name }),
         moveTimeMs: seconds * 1000,
         engineSeat: engine ? other(colour) : null,
       });
@@ -54,20 +57,20 @@ function Choose({ play, snapshot, target }: { play: Play; snapshot: DameSnapshot
   return (
     <div className="columns">
       <div className="panel">
-        <h2>Play a game</h2>
+        <h2>{t('dame.play.title')}</h2>
         <div className="form-row">
           <label>
-            Your name <input value={name} onChange={(e) => setName(e.target.value)} maxLength={32} data-testid="dame-play-name" />
+            {t('catan.seat.yourName')} <input value={name} onChange={(e) => setName(e.target.value)} maxLength={32} data-testid="dame-play-name" />
           </label>
           <label>
-            Your colour{' '}
+            {t('catan.seat.yourColour')}{' '}
             <select value={colour} onChange={(e) => setColour(e.target.value === '1' ? 1 : 0)} data-testid="dame-play-colour">
-              <option value={0}>White (moves first)</option>
-              <option value={1}>Black</option>
+              <option value={0}>{t('dame.play.whiteFirst')}</option>
+              <option value={1}>{t('dame.black')}</option>
             </select>
           </label>
           <label>
-            Time per move{' '}
+            {t('dame.play.timePerMove')}{' '}
             <select value={seconds} onChange={(e) => setSeconds(Number(e.target.value))} data-testid="dame-play-movetime">
               {MOVE_TIMES.map((s) => (
                 <option key={s} value={s}>
@@ -79,16 +82,14 @@ function Choose({ play, snapshot, target }: { play: Play; snapshot: DameSnapshot
         </div>
         <div className="form-row">
           <button type="button" disabled={busy} onClick={() => void createAndJoin(true)} data-testid="dame-play-engine">
-            Play against the engine
+            {t('dame.play.vsEngineButton')}
           </button>
           <button type="button" disabled={busy} onClick={() => void createAndJoin(false)} data-testid="dame-play-client">
-            Play a network client
+            {t('dame.play.vsClientButton')}
           </button>
         </div>
         <p className="muted">
-          The time per move is the game&apos;s <code>MOVE</code> time for both sides; the engine thinks that long too
-          unless the server sets <code>games.dame.engineTimeMs</code>. A network client joins the other seat with the
-          game id shown once you are seated.
+          <Trans i18nKey="dame.play.timeNote" components={{ code: <code /> }} />
         </p>
         {error && (
           <p className="error" role="alert" data-testid="dame-play-error">
@@ -97,25 +98,25 @@ function Choose({ play, snapshot, target }: { play: Play; snapshot: DameSnapshot
         )}
       </div>
       <div className="panel">
-        <h2>Join a game</h2>
+        <h2>{t('dame.play.joinTitle')}</h2>
         <div className="form-row">
           <label>
-            Game id <input value={joinId} onChange={(e) => setJoinId(e.target.value.trim())} maxLength={13} className="mono" data-testid="dame-join-id" />
+            {t('dame.play.gameId')} <input value={joinId} onChange={(e) => setJoinId(e.target.value.trim())} maxLength={13} className="mono" data-testid="dame-join-id" />
           </label>
           <label>
-            Seat{' '}
+            {t('match.seat')}{' '}
             <select value={joinSeat} onChange={(e) => setJoinSeat(e.target.value === '1' ? 1 : 0)} data-testid="dame-join-seat">
-              <option value={0}>White</option>
-              <option value={1}>Black</option>
+              <option value={0}>{t('dame.white')}</option>
+              <option value={1}>{t('dame.black')}</option>
             </select>
           </label>
           <button type="button" disabled={!/^[0-9A-Za-z]{13}$/.test(joinId)} onClick={() => play.join(joinId, joinSeat, name)} data-testid="dame-join">
-            Take the seat
+            {t('dame.play.takeSeat')}
           </button>
         </div>
-        <h3>Games with a free seat</h3>
+        <h3>{t('dame.play.freeSeat')}</h3>
         {open.length === 0 ? (
-          <p className="muted">None.</p>
+          <p className="muted">{t('dame.play.none')}</p>
         ) : (
           <ul className="plain">
             {open.map((g) => (
@@ -125,7 +126,7 @@ function Choose({ play, snapshot, target }: { play: Play; snapshot: DameSnapshot
                   .filter((s) => s.kind === 'open')
                   .map((s) => (
                     <button key={s.seat} type="button" onClick={() => play.join(g.id, s.seat, name)} data-testid={`dame-join-${g.id}-${s.seat}`}>
-                      {SIDE[s.seat]}
+                      {t(SIDE[s.seat])}
                     </button>
                   ))}
               </li>
@@ -137,45 +138,40 @@ function Choose({ play, snapshot, target }: { play: Play; snapshot: DameSnapshot
   );
 }
 
-const REASONS: Record<string, string> = {
-  'no-pieces': 'no pieces left',
-  'no-moves': 'no legal move left',
-  repetition: 'the same position a third time',
-  'fifty-moves': '50 single moves without a capture or a man move',
-  timeout: 'time ran out',
-  disconnect: 'a player left',
-};
+const REASONS = new Set(['no-pieces', 'no-moves', 'repetition', 'fifty-moves', 'timeout', 'disconnect']);
 
-function outcomeText(result: DamePlayResult): string {
-  const why = result.reason === null ? '' : ` (${REASONS[result.reason] ?? result.reason})`;
+function outcomeText(result: DamePlayResult, t: TFunction): string {
+  const why =
+    result.reason === null ? '' : ` (${REASONS.has(result.reason) ? t(`dame.reason.${result.reason}`) : result.reason})`;
   switch (result.outcome) {
     case 'won':
-      return `You win${why}.`;
+      return t('dame.play.youWin', { why });
     case 'lost':
-      return `You lose${why}.`;
+      return t('dame.play.youLose', { why });
     case 'draw':
-      return `Draw${why}.`;
+      return t('dame.play.draw', { why });
     case 'error':
-      return `The game could not be played: ${result.error ?? 'unknown error'}`;
+      return t('dame.play.error', { error: result.error ?? t('dame.play.unknownError') });
   }
 }
 
-function statusText(state: DamePlayState | null): string {
-  if (!state || state.phase === 'connecting') return 'Connecting to the Dame server…';
-  const you = state.seat === null ? '' : SIDE[state.seat];
+function statusText(state: DamePlayState | null, t: TFunction): string {
+  if (!state || state.phase === 'connecting') return t('dame.play.connecting');
+  const you = state.seat === null ? '' : t(SIDE[state.seat]);
   switch (state.phase) {
     case 'waiting':
-      return `You are ${you}. Waiting for the other seat to be taken…`;
+      return t('dame.play.waiting', { you });
     case 'their-turn':
-      return `You are ${you}. The opponent is to move…`;
+      return t('dame.play.theirTurn', { you });
     case 'your-turn':
-      return state.followUp ? 'You captured: move again (any piece).' : `Your move (${you}).`;
+      return state.followUp ? t('dame.play.followUp') : t('dame.play.yourTurn', { you });
     case 'over':
-      return state.result ? outcomeText(state.result) : 'The game is over.';
+      return state.result ? outcomeText(state.result, t) : t('catan.play.isOver');
   }
 }
 
 function Playing({ seat, play, port }: { seat: PlaySeat; play: Play; port: number }) {
+  const { t } = useTranslation();
   const [showWaits, setShowWaits] = useState(false);
   const state = seat.state;
   const remaining = useCountdown(state, seat.receivedAt);
@@ -187,21 +183,32 @@ function Playing({ seat, play, port }: { seat: PlaySeat; play: Play; port: numbe
     <div className="columns">
       <div className="panel">
         <h2>
-          {state?.gameName ?? 'Game'} <GameId id={seat.gameId} testId="dame-play-id" />
+          {state?.gameName ?? t('dame.play.game')} <GameId id={seat.gameId} testId="dame-play-id" />
         </h2>
         <p data-testid="dame-play-status" data-phase={state?.phase ?? 'connecting'} data-turn={state?.turn ?? 0} className={yourTurn ? 'dame-your-turn' : undefined}>
-          {state?.result ? <strong data-testid="dame-play-result" data-outcome={state.result.outcome}>{statusText(state)}</strong> : statusText(state)}
-          {!state?.result && seat.closed !== null && <span className="error"> The connection closed: {seat.closed}</span>}
+          {state?.result ? (
+            <strong data-testid="dame-play-result" data-outcome={state.result.outcome}>
+              {statusText(state, t)}
+            </strong>
+          ) : (
+            statusText(state, t)
+          )}
+          {!state?.result && seat.closed !== null && <span className="error"> {t('dame.play.closed', { why: seat.closed })}</span>}
         </p>
         {remaining !== null && (
           <p className={remaining < 5000 ? 'dame-countdown dame-countdown-low' : 'dame-countdown'} data-testid="dame-countdown">
-            {(remaining / 1000).toFixed(1)} s left <span className="muted">of {((state?.moveTimeMs ?? 0) / 1000).toFixed(0)} s</span>
+            {t('dame.play.left', { seconds: (remaining / 1000).toFixed(1) })}{' '}
+            <span className="muted">{t('dame.play.of', { seconds: ((state?.moveTimeMs ?? 0) / 1000).toFixed(0) })}</span>
           </p>
         )}
         <Board rows={state?.board ?? []} lastMove={state?.lastMove ?? null} legal={yourTurn ? state.legal : []} onMove={play.move} testId="dame-play-board" />
         {yourTurn && (
           <p className="muted" data-testid="dame-legal">
-            Legal: {state.legal.map((m) => `${m.from}–${m.to}${m.captured ? ` ×${m.captured}` : ''}${m.promotes ? ' (king)' : ''}`).join(', ')}
+            {t('dame.play.legal', {
+              moves: state.legal
+                .map((m) => `${m.from}–${m.to}${m.captured ? ` ×${m.captured}` : ''}${m.promotes ? ` ${t('dame.play.king')}` : ''}`)
+                .join(', '),
+            })}
           </p>
         )}
         {seat.notices.map((n) => (
@@ -211,49 +218,51 @@ function Playing({ seat, play, port }: { seat: PlaySeat; play: Play; port: numbe
         ))}
         <div className="form-row">
           {!over ? (
-            <button type="button" onClick={play.leave} data-testid="dame-leave" title="closes your client: a running game is lost">
-              Leave the game
+            <button type="button" onClick={play.leave} data-testid="dame-leave" title={t('dame.play.leaveTitle')}>
+              {t('dame.play.leave')}
             </button>
           ) : (
             <button type="button" onClick={play.reset} data-testid="dame-play-again">
-              Another game
+              {t('dame.play.another')}
             </button>
           )}
           {state?.matchId && (
             // While the game runs the record opens in a new tab: leaving this page would close the seat.
             <a href={href.match(state.matchId)} data-testid="dame-play-match" {...(over ? {} : { target: '_blank', rel: 'noopener' })}>
-              {over ? 'the record with the wire log' : 'the record so far (new tab)'}
+              {over ? t('dame.play.record') : t('dame.play.recordSoFar')}
             </a>
           )}
         </div>
-        {!over && <p className="muted">Leaving this page closes your client: a running game is lost by disconnect.</p>}
+        {!over && <p className="muted">{t('dame.play.leavingNote')}</p>}
       </div>
       <div className="stack">
         {waitingFor !== null && (
           <div className="panel">
-            <h2>Waiting for a client</h2>
-            <p>A student&apos;s client takes the other seat ({SIDE[waitingFor]}) with:</p>
+            <h2>{t('dame.play.waitingClient')}</h2>
+            <p>{t('dame.play.studentTakes', { side: t(SIDE[waitingFor]) })}</p>
             <JoinCommands id={seat.gameId} seats={[waitingFor]} port={port} />
           </div>
         )}
         <div className="panel">
-          <h2>Game</h2>
+          <h2>{t('dame.play.game')}</h2>
           <dl className="facts">
-            <dt>You</dt>
-            <dd>{state?.seat === null || state === null ? '–' : `${SIDE[state.seat]} (${state.name})`}</dd>
-            <dt>Opponent</dt>
+            <dt>{t('dame.play.you')}</dt>
+            <dd>{state?.seat === null || state === null ? '–' : `${t(SIDE[state.seat])} (${state.name})`}</dd>
+            <dt>{t('dame.play.opponent')}</dt>
             <dd data-testid="dame-play-opponent">
-              {state?.opponent ? `${state.opponent.kind}${state.opponent.address && state.opponent.address !== 'engine' ? ` ${state.opponent.address}` : ''}` : '–'}
+              {state?.opponent
+                ? `${t(`dame.kind.${state.opponent.kind}`)}${state.opponent.address && state.opponent.address !== 'engine' ? ` ${state.opponent.address}` : ''}`
+                : '–'}
             </dd>
-            <dt>Plies</dt>
+            <dt>{t('dame.plies')}</dt>
             <dd data-testid="dame-play-plies">{state?.plies ?? 0}</dd>
-            <dt>Last move</dt>
+            <dt>{t('dame.lastMove')}</dt>
             <dd>{state?.lastMove ?? '–'}</dd>
           </dl>
         </div>
         <div className="panel">
           <header className="panel-header">
-            <h2>Your client&apos;s protocol lines</h2>
+            <h2>{t('dame.play.lines')}</h2>
             <label className="muted">
               <input type="checkbox" checked={showWaits} onChange={(e) => setShowWaits(e.target.checked)} /> WAIT/OKWAIT
             </label>

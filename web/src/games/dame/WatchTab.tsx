@@ -4,6 +4,7 @@ import { formatTime } from '../../format.js';
 import { href } from '../../router.js';
 import { Board } from './Board.js';
 import { resultText, seatKind, turnText } from './GamesTab.js';
+import { useTranslation } from 'react-i18next';
 
 /** A live board of any game on the server, and the latest finished games with their records. */
 export function WatchTab({
@@ -17,6 +18,7 @@ export function WatchTab({
   chosen: string | null;
   onChoose: (id: string) => void;
 }) {
+  const { t } = useTranslation();
   const live = snapshot?.games ?? [];
   const recent = snapshot?.recent ?? [];
   const shown =
@@ -25,12 +27,12 @@ export function WatchTab({
     <>
       <div className="columns">
         <div className="panel">
-          {shown ? <Watched row={shown} players={players} /> : <p className="muted">No games yet.</p>}
+          {shown ? <Watched row={shown} players={players} /> : <p className="muted">{t('dame.watch.noGames')}</p>}
         </div>
         <div className="panel">
-          <h2>Games</h2>
+          <h2>{t('dame.tab.games')}</h2>
           {live.length === 0 ? (
-            <p className="muted">No game is open or running.</p>
+            <p className="muted">{t('dame.watch.noneOpen')}</p>
           ) : (
             <table className="table compact">
               <tbody>
@@ -45,8 +47,8 @@ export function WatchTab({
                       <code>{g.id}</code>
                     </td>
                     <td>{g.name}</td>
-                    <td>{g.status}</td>
-                    <td className="num">{g.plies} plies</td>
+                    <td>{t(`dame.status.${g.status}`)}</td>
+                    <td className="num">{t('result.plies', { count: g.plies })}</td>
                   </tr>
                 ))}
               </tbody>
@@ -55,21 +57,21 @@ export function WatchTab({
         </div>
       </div>
       <div className="panel">
-        <h2>Recently finished</h2>
+        <h2>{t('dame.watch.recent')}</h2>
         {recent.length === 0 ? (
-          <p className="muted">None yet.</p>
+          <p className="muted">{t('mia.noneYet')}</p>
         ) : (
           <table className="table compact">
             <thead>
               <tr>
-                <th>Ended</th>
-                <th>Id</th>
-                <th>Name</th>
-                <th>White</th>
-                <th>Black</th>
-                <th className="num">Plies</th>
-                <th>Result</th>
-                <th>Record</th>
+                <th>{t('catan.records.ended')}</th>
+                <th>{t('dame.id')}</th>
+                <th>{t('match.name')}</th>
+                <th>{t('dame.white')}</th>
+                <th>{t('dame.black')}</th>
+                <th className="num">{t('dame.plies')}</th>
+                <th>{t('matches.result')}</th>
+                <th>{t('mia.record')}</th>
               </tr>
             </thead>
             <tbody>
@@ -82,14 +84,14 @@ export function WatchTab({
                     </button>
                   </td>
                   <td>{g.name}</td>
-                  <td>{seatKind(g, g.seats[0], players)}</td>
-                  <td>{seatKind(g, g.seats[1], players)}</td>
+                  <td>{seatKind(g, g.seats[0], players, t)}</td>
+                  <td>{seatKind(g, g.seats[1], players, t)}</td>
                   <td className="num">{g.plies}</td>
-                  <td data-testid="dame-recent-result">{resultText(g)}</td>
+                  <td data-testid="dame-recent-result">{resultText(g, t)}</td>
                   <td>
                     {g.matchId ? (
                       <a href={href.match(g.matchId)} data-testid="dame-recent-link">
-                        wire log
+                        {t('dame.watch.wireLog')}
                       </a>
                     ) : (
                       '–'
@@ -106,37 +108,40 @@ export function WatchTab({
 }
 
 function Watched({ row, players }: { row: DameGameRow; players: readonly DameBrowserPlayer[] }) {
+  const { t } = useTranslation();
   return (
     <div data-testid="dame-watch" data-game-id={row.id}>
       <h2>
         {row.name} <code className="muted">{row.id}</code>
       </h2>
       <p className="dame-versus">
-        <span className="dame-chip dame-chip-white" /> {seatKind(row, row.seats[0], players)} vs <span className="dame-chip dame-chip-black" />{' '}
-        {seatKind(row, row.seats[1], players)}
+        <span className="dame-chip dame-chip-white" /> {seatKind(row, row.seats[0], players, t)} {t('dame.vs')}{' '}
+        <span className="dame-chip dame-chip-black" /> {seatKind(row, row.seats[1], players, t)}
       </p>
       <Board rows={row.board} lastMove={row.lastMove} testId="dame-watch-board" />
       <dl className="facts">
-        <dt>Status</dt>
-        <dd data-testid="dame-watch-status">{row.status === 'over' ? resultText(row) : row.status}</dd>
-        <dt>Plies</dt>
+        <dt>{t('matches.status')}</dt>
+        <dd data-testid="dame-watch-status" data-status={row.status}>
+          {row.status === 'over' ? resultText(row, t) : t(`dame.status.${row.status}`)}
+        </dd>
+        <dt>{t('dame.plies')}</dt>
         <dd data-testid="dame-watch-plies">{row.plies}</dd>
-        <dt>Last move</dt>
+        <dt>{t('dame.lastMove')}</dt>
         <dd data-testid="dame-watch-last">{row.lastMove ?? '–'}</dd>
-        <dt>To move</dt>
-        <dd data-testid="dame-watch-tomove">{turnText(row)}</dd>
+        <dt>{t('dame.toMove')}</dt>
+        <dd data-testid="dame-watch-tomove">{turnText(row, t)}</dd>
         {row.matchId && (
           <>
-            <dt>Record</dt>
+            <dt>{t('mia.record')}</dt>
             <dd>
               <a href={href.match(row.matchId)} {...(row.status === 'over' ? {} : { target: '_blank', rel: 'noopener' })}>
-                {row.status === 'over' ? 'the wire log of each connection' : 'so far (new tab)'}
+                {row.status === 'over' ? t('dame.watch.eachConnection') : t('dame.watch.soFar')}
               </a>
             </dd>
           </>
         )}
       </dl>
-      <p className="muted">Seen from White&apos;s side: White starts on ranks 1–3 and moves up.</p>
+      <p className="muted">{t('dame.watch.seenFrom')}</p>
     </div>
   );
 }
