@@ -1,5 +1,6 @@
 import type { PieceEntry, PieceType, Team } from '../../../../src/games/ostseeschach/board.js';
 import type { OstseeschachBoardView } from '../../../../src/games/ostseeschach/snapshot.js';
+import { useTranslation } from 'react-i18next';
 
 /**
  * An Ostseeschach board in SVG, drawn from the server's board view: x runs left to right from
@@ -31,6 +32,7 @@ export const moveKey = (m: OstseeschachBoardView['lastMove']): string =>
   m ? `${m.from.x}${m.from.y}-${m.to.x}${m.to.y}` : '';
 
 export function Board({ board, testId = 'ost-board' }: { board: OstseeschachBoardView; testId?: string }) {
+  const { t } = useTranslation();
   const size = 8 * CELL;
   const left = (x: number) => LABEL + x * CELL;
   const top = (y: number) => y * CELL;
@@ -49,7 +51,10 @@ export function Board({ board, testId = 'ost-board' }: { board: OstseeschachBoar
     const cx = left(c.x) + CELL / 2;
     const cy = top(c.y) + CELL / 2;
     const team = piece.team === 'ONE' ? 'ost-one' : 'ost-two';
-    const label = `${piece.type} of ${piece.team}${piece.count > 1 ? ` (tower of ${piece.count})` : ''} on ${c.x},${c.y}`;
+    const label =
+      piece.count > 1
+        ? t('ost.board.tower', { type: piece.type, team: piece.team, count: piece.count, x: c.x, y: c.y })
+        : t('ost.board.piece', { type: piece.type, team: piece.team, x: c.x, y: c.y });
     return (
       <g key={`${c.x}${c.y}`} className={`ost-piece ${team}`} data-testid={`ost-piece-${c.x}${c.y}`} aria-label={label}>
         <title>{label}</title>
@@ -73,7 +78,7 @@ export function Board({ board, testId = 'ost-board' }: { board: OstseeschachBoar
       width={size + LABEL}
       height={size + LABEL}
       role="img"
-      aria-label={`Ostseeschach board at turn ${board.turn}`}
+      aria-label={t('ost.board.label', { turn: board.turn })}
       data-testid={testId}
       data-turn={board.turn}
       data-pieces={piecesKey(board.pieces)}

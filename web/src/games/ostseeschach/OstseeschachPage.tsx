@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { Command } from '../../components/Command.js';
 import type { OstseeschachBoardView, OstseeschachResultRow, OstseeschachRoomRow, OstseeschachSnapshot } from '../../../../src/games/ostseeschach/snapshot.js';
 import { ConnectionBadge } from '../../components/StatusBadge.js';
@@ -26,6 +27,7 @@ function reduce(s: OstseeschachSnapshot, event: SpectatorEvent): OstseeschachSna
 const shortId = (id: string): string => id.slice(0, 8);
 
 export function OstseeschachPage() {
+  const { t } = useTranslation();
   const live = useSpectator<OstseeschachSnapshot>('ostseeschach', reduce);
   const [chosen, setChosen] = useState<string | null>(null);
   const [replayId, setReplayId] = useState<string | null>(null);
@@ -41,26 +43,29 @@ export function OstseeschachPage() {
   return (
     <section className="page">
       <header className="page-header">
-        <h1>Ostseeschach (Software-Challenge 2022)</h1>
+        <h1>{t('ost.title')}</h1>
         <ConnectionBadge state={live.state} retryInMs={live.retryInMs} />
         {s && (
           <span className="muted">
-            XML over TCP port <code data-testid="ost-port">{s.port}</code> · connections: {s.connections} · games played:{' '}
-            <span data-testid="ost-games-played">{s.gamesPlayed}</span>
+            <Trans
+              i18nKey="ost.summary"
+              values={{ port: s.port, connections: s.connections, played: s.gamesPlayed }}
+              components={{ port: <code data-testid="ost-port" />, n: <span data-testid="ost-games-played" /> }}
+            />
           </span>
         )}
       </header>
-      {live.state === 'unknown-game' && <p className="error">This server does not run Ostseeschach.</p>}
+      {live.state === 'unknown-game' && <p className="error">{t('ost.notHere')}</p>}
       <div className="columns">
         <div className="panel">
-          {shown ? <LiveRoom row={shown} closed={closed} following={chosen === null} /> : <p className="muted">No room is open. House games start a new one every few seconds.</p>}
+          {shown ? <LiveRoom row={shown} closed={closed} following={chosen === null} /> : <p className="muted">{t('ost.noRoomHouse')}</p>}
         </div>
         <div className="panel">
           <div className="panel-header">
-            <h2>Rooms</h2>
+            <h2>{t('ost.rooms')}</h2>
             {chosen !== null && (
               <button type="button" className="link-button" onClick={() => setChosen(null)}>
-                follow the running game
+                {t('ost.follow')}
               </button>
             )}
           </div>
@@ -69,7 +74,7 @@ export function OstseeschachPage() {
         </div>
       </div>
       <div className="panel">
-        <h2>Finished games</h2>
+        <h2>{t('catan.tab.records')}</h2>
         <ResultsTable recent={recent} replayId={replayId} onReplay={setReplayId} />
       </div>
       {replayId !== null && (
@@ -82,16 +87,17 @@ export function OstseeschachPage() {
 }
 
 function RoomsTable({ rooms, shown, onChoose }: { rooms: readonly OstseeschachRoomRow[]; shown: string | null; onChoose: (id: string) => void }) {
-  if (rooms.length === 0) return <p className="muted">No room is open.</p>;
+  const { t } = useTranslation();
+  if (rooms.length === 0) return <p className="muted">{t('ost.noRoom')}</p>;
   return (
     <table className="table compact">
       <thead>
         <tr>
-          <th>Room</th>
-          <th>Players</th>
-          <th>State</th>
-          <th className="num">Turn</th>
-          <th>To move</th>
+          <th>{t('ost.room')}</th>
+          <th>{t('matches.players')}</th>
+          <th>{t('ost.state')}</th>
+          <th className="num">{t('ost.turn')}</th>
+          <th>{t('dame.toMove')}</th>
         </tr>
       </thead>
       <tbody>
@@ -106,15 +112,15 @@ function RoomsTable({ rooms, shown, onChoose }: { rooms: readonly OstseeschachRo
           >
             <td>
               <code title={r.roomId}>{shortId(r.roomId)}</code>
-              {r.prepared && <span className="muted"> prepared</span>}
+              {r.prepared && <span className="muted"> {t('ost.prepared')}</span>}
             </td>
             <td>
-              <span className="ost-dot ost-dot-one" /> {seatText(r.seats[0], 'ONE')}
+              <span className="ost-dot ost-dot-one" /> {seatText(r.seats[0], 'ONE', t)}
               <br />
-              <span className="ost-dot ost-dot-two" /> {seatText(r.seats[1], 'TWO')}
+              <span className="ost-dot ost-dot-two" /> {seatText(r.seats[1], 'TWO', t)}
             </td>
             <td>
-              <span className={`badge ost-status-${r.status}`}>{r.status}</span>
+              <span className={`badge ost-status-${r.status}`}>{t(`ost.status.${r.status}`)}</span>
             </td>
             <td className="num">{r.board.turn}</td>
             <td>{r.awaiting ?? '–'}</td>
@@ -126,6 +132,7 @@ function RoomsTable({ rooms, shown, onChoose }: { rooms: readonly OstseeschachRo
 }
 
 function LiveRoom({ row, closed, following }: { row: OstseeschachRoomRow; closed: OstseeschachResultRow | null; following: boolean }) {
+  const { t } = useTranslation();
   // A closed room's final board comes with its result: the last memento may not have been drawn.
   const b = closed?.board ?? row.board;
   const over = closed !== null || row.status === 'over';
@@ -133,49 +140,50 @@ function LiveRoom({ row, closed, following }: { row: OstseeschachRoomRow; closed
     <div data-testid="ost-live" data-room-id={row.roomId} data-over={over}>
       <div className="panel-header">
         <h2>
-          Room <code title={row.roomId}>{shortId(row.roomId)}</code>
+          {t('ost.room')} <code title={row.roomId}>{shortId(row.roomId)}</code>
         </h2>
-        <span className={`badge ost-status-${over ? 'over' : row.status}`} data-testid="ost-live-status">
-          {over ? 'over' : row.status}
+        <span className={`badge ost-status-${over ? 'over' : row.status}`} data-testid="ost-live-status" data-status={over ? 'over' : row.status}>
+          {t(`ost.status.${over ? 'over' : row.status}`)}
         </span>
-        {following && !over && <span className="muted">following the running game</span>}
+        {following && !over && <span className="muted">{t('ost.following')}</span>}
       </div>
       <p className="ost-versus">
-        <span className="ost-dot ost-dot-one" /> {seatText(row.seats[0], 'ONE')} vs <span className="ost-dot ost-dot-two" /> {seatText(row.seats[1], 'TWO')}
+        <span className="ost-dot ost-dot-one" /> {seatText(row.seats[0], 'ONE', t)} {t('dame.vs')} <span className="ost-dot ost-dot-two" />{' '}
+        {seatText(row.seats[1], 'TWO', t)}
       </p>
       <div className="ost-live">
         <Board board={b} testId="ost-live-board" />
         <dl className="facts ost-side">
-          <dt>Turn</dt>
+          <dt>{t('ost.turn')}</dt>
           <dd data-testid="ost-live-turn">{b.turn}</dd>
-          <dt>Round</dt>
-          <dd>{b.round} of 30</dd>
-          <dt>To move</dt>
-          <dd data-testid="ost-live-tomove">{over ? '–' : (row.awaiting ?? `${b.toMove} (not requested)`)}</dd>
-          <dt>Ambers</dt>
+          <dt>{t('mia.round')}</dt>
+          <dd>{t('ost.roundOf', { round: b.round })}</dd>
+          <dt>{t('dame.toMove')}</dt>
+          <dd data-testid="ost-live-tomove">{over ? '–' : (row.awaiting ?? t('ost.notRequested', { team: b.toMove }))}</dd>
+          <dt>{t('ost.ambers')}</dt>
           <dd data-testid="ost-live-ambers">
             {b.ambers.ONE} : {b.ambers.TWO}
           </dd>
-          <dt>Last move</dt>
+          <dt>{t('dame.lastMove')}</dt>
           <dd className="mono">{moveKey(b.lastMove) || '–'}</dd>
-          <dt>Layout</dt>
+          <dt>{t('ost.layout')}</dt>
           <dd className="mono">{row.layout}</dd>
-          <dt>Observers</dt>
+          <dt>{t('ost.observers')}</dt>
           <dd>{row.observers}</dd>
           {closed && (
             <>
-              <dt>Result</dt>
-              <dd data-testid="ost-live-result">{resultText(closed.scores, closed.winner)}</dd>
-              <dt>Causes</dt>
+              <dt>{t('matches.result')}</dt>
+              <dd data-testid="ost-live-result">{resultText(closed.scores, closed.winner, t)}</dd>
+              <dt>{t('ost.causes')}</dt>
               <dd>{causesText(closed.scores)}</dd>
             </>
           )}
           {row.matchId && (
             <>
-              <dt>Record</dt>
+              <dt>{t('mia.record')}</dt>
               <dd>
                 <a href={href.match(row.matchId)} {...(over ? {} : { target: '_blank', rel: 'noopener' })}>
-                  {over ? 'the wire log of each connection' : 'so far (new tab)'}
+                  {over ? t('dame.watch.eachConnection') : t('dame.watch.soFar')}
                 </a>
               </dd>
             </>
@@ -183,28 +191,28 @@ function LiveRoom({ row, closed, following }: { row: OstseeschachRoomRow; closed
         </dl>
       </div>
       <p className="muted">
-        Red (ONE) starts on the left line (x = 0), blue (TWO) on the right (x = 7). H Herzmuschel, M Möwe, S Seestern, R Robbe; a
-        small number is a tower.
+        {t('ost.legend')}
       </p>
     </div>
   );
 }
 
 function ResultsTable({ recent, replayId, onReplay }: { recent: readonly OstseeschachResultRow[]; replayId: string | null; onReplay: (id: string) => void }) {
-  if (recent.length === 0) return <p className="muted">None yet.</p>;
+  const { t } = useTranslation();
+  if (recent.length === 0) return <p className="muted">{t('mia.noneYet')}</p>;
   return (
     <table className="table compact">
       <thead>
         <tr>
-          <th>Ended</th>
-          <th>Room</th>
+          <th>{t('catan.records.ended')}</th>
+          <th>{t('ost.room')}</th>
           <th>ONE</th>
           <th>TWO</th>
-          <th className="num">Turn</th>
-          <th>Result</th>
-          <th>Causes</th>
-          <th>Parts</th>
-          <th>Record</th>
+          <th className="num">{t('ost.turn')}</th>
+          <th>{t('matches.result')}</th>
+          <th>{t('ost.causes')}</th>
+          <th title={t('ost.partsTitle')}>{t('ost.parts')}</th>
+          <th>{t('mia.record')}</th>
         </tr>
       </thead>
       <tbody>
@@ -217,16 +225,16 @@ function ResultsTable({ recent, replayId, onReplay }: { recent: readonly Ostsees
             <td>{r.scores[0]?.name || 'ONE'}</td>
             <td>{r.scores[1]?.name || 'TWO'}</td>
             <td className="num">{r.turn}</td>
-            <td data-testid="ost-result-text">{resultText(r.scores, r.winner)}</td>
+            <td data-testid="ost-result-text">{resultText(r.scores, r.winner, t)}</td>
             <td data-testid="ost-result-causes">{causesText(r.scores)}</td>
             <td className="mono">{partsText(r.scores)}</td>
             <td>
               {r.matchId ? (
                 <>
                   <button type="button" className="link-button" onClick={() => onReplay(r.matchId as string)} data-testid="ost-replay-button">
-                    replay
+                    {t('ost.replay')}
                   </button>{' '}
-                  · <a href={href.match(r.matchId)}>wire log</a>
+                  · <a href={href.match(r.matchId)}>{t('dame.watch.wireLog')}</a>
                 </>
               ) : (
                 '–'
@@ -240,15 +248,15 @@ function ResultsTable({ recent, replayId, onReplay }: { recent: readonly Ostsees
 }
 
 function Connect({ port }: { port: number }) {
+  const { t } = useTranslation();
   const host = window.location.hostname || '127.0.0.1';
   return (
     <>
-      <h3>Connect a client</h3>
+      <h3>{t('ost.connect')}</h3>
       <Command args={`bot ostseeschach -h ${host} -p ${port}`} className="ost-command" testId="ost-command" />
       <pre className="ost-command">{`java -jar defaultplayer.jar -h ${host} -p ${port}`}</pre>
       <p className="muted">
-        Without a reservation a client joins with <code>&lt;join/&gt;</code> and plays whoever joins next; a contest runner prepares rooms as
-        administrator and hands out reservation codes (<code>-r</code>).
+        <Trans i18nKey="ost.joinNote" values={{ join: '<join/>' }} components={{ code: <code /> }} />
       </p>
     </>
   );

@@ -5,6 +5,7 @@ import { usePolling } from '../../usePolling.js';
 import { useScrollIntoView } from '../../useScrollIntoView.js';
 import { Board } from './Board.js';
 import { causesText, partsText, resultText } from './results.js';
+import { useTranslation } from 'react-i18next';
 
 /** A record names an unnamed seat after its team. */
 const seatName = (name: string, team: 'ONE' | 'TWO'): string => (name === team ? team : `${name} (${team})`);
@@ -14,6 +15,7 @@ const seatName = (name: string, team: 'ONE' | 'TWO'): string => (name === team ?
  * board per turn (`/api/ostseeschach/replay/<id>`); the page only shows them.
  */
 export function Replay({ matchId, onClose }: { matchId: string; onClose: () => void }) {
+  const { t } = useTranslation();
   const replay = usePolling<OstseeschachReplay>(`/api/ostseeschach/replay/${encodeURIComponent(matchId)}`, null);
   const [index, setIndex] = useState(0);
   const [playing, setPlaying] = useState(false);
@@ -37,8 +39,8 @@ export function Replay({ matchId, onClose }: { matchId: string; onClose: () => v
     return () => window.clearInterval(timer);
   }, [running, lastIndex]);
 
-  if (replay.error !== null) return <p className="error">The replay could not be loaded: {replay.error}</p>;
-  if (!data) return <p className="muted">Loading the replay…</p>;
+  if (replay.error !== null) return <p className="error">{t('ost.replayView.error', { error: replay.error })}</p>;
+  if (!data) return <p className="muted">{t('ost.replayView.loading')}</p>;
   const frame = data.frames[at];
   const go = (i: number) => {
     setPlaying(false);
@@ -48,30 +50,30 @@ export function Replay({ matchId, onClose }: { matchId: string; onClose: () => v
     <div data-testid="ost-replay" data-match-id={data.matchId} ref={top}>
       <div className="panel-header">
         <h2>
-          Replay: {seatName(data.names[0], 'ONE')} vs {seatName(data.names[1], 'TWO')}
+          {t('ost.replayView.title', { one: seatName(data.names[0], 'ONE'), two: seatName(data.names[1], 'TWO') })}
         </h2>
-        <a href={href.match(data.matchId)}>wire log</a>
+        <a href={href.match(data.matchId)}>{t('dame.watch.wireLog')}</a>
         <button type="button" className="link-button" onClick={onClose}>
-          close
+          {t('ost.replayView.close')}
         </button>
       </div>
       <div className="ost-live">
         {frame && <Board board={frame} testId="ost-replay-board" />}
         <div className="ost-side">
           <div className="ost-controls">
-            <button type="button" onClick={() => go(0)} disabled={at === 0} data-testid="ost-replay-first" aria-label="first">
+            <button type="button" onClick={() => go(0)} disabled={at === 0} data-testid="ost-replay-first" aria-label={t('ost.replayView.first')}>
               «
             </button>
-            <button type="button" onClick={() => go(at - 1)} disabled={at === 0} data-testid="ost-replay-prev" aria-label="previous">
+            <button type="button" onClick={() => go(at - 1)} disabled={at === 0} data-testid="ost-replay-prev" aria-label={t('ost.replayView.previous')}>
               ‹
             </button>
             <button type="button" onClick={() => setPlaying((p) => !p)} disabled={at === lastIndex} data-testid="ost-replay-play">
-              {running ? 'pause' : 'play'}
+              {running ? t('ost.replayView.pause') : t('ost.replayView.play')}
             </button>
-            <button type="button" onClick={() => go(at + 1)} disabled={at === lastIndex} data-testid="ost-replay-next" aria-label="next">
+            <button type="button" onClick={() => go(at + 1)} disabled={at === lastIndex} data-testid="ost-replay-next" aria-label={t('ost.replayView.next')}>
               ›
             </button>
-            <button type="button" onClick={() => go(lastIndex)} disabled={at === lastIndex} data-testid="ost-replay-last" aria-label="last">
+            <button type="button" onClick={() => go(lastIndex)} disabled={at === lastIndex} data-testid="ost-replay-last" aria-label={t('ost.replayView.last')}>
               »
             </button>
           </div>
@@ -82,38 +84,36 @@ export function Replay({ matchId, onClose }: { matchId: string; onClose: () => v
             value={at}
             onChange={(e) => go(Number(e.target.value))}
             className="ost-slider"
-            aria-label="turn"
+            aria-label={t('ost.turn')}
             data-testid="ost-replay-slider"
           />
           <dl className="facts">
-            <dt>Turn</dt>
-            <dd data-testid="ost-replay-turn">
-              {frame?.turn ?? 0} of {lastIndex}
-            </dd>
-            <dt>Move</dt>
+            <dt>{t('ost.turn')}</dt>
+            <dd data-testid="ost-replay-turn">{t('ost.replayView.turnOf', { turn: frame?.turn ?? 0, last: lastIndex })}</dd>
+            <dt>{t('ost.replayView.move')}</dt>
             <dd data-testid="ost-replay-move">{at === 0 ? '–' : (data.moves[at - 1] ?? '–')}</dd>
-            <dt>Ambers</dt>
+            <dt>{t('ost.ambers')}</dt>
             <dd>
               {frame?.ambers.ONE ?? 0} : {frame?.ambers.TWO ?? 0}
             </dd>
-            <dt>Layout</dt>
+            <dt>{t('ost.layout')}</dt>
             <dd className="mono">{data.layout}</dd>
-            <dt>Result</dt>
-            <dd data-testid="ost-replay-result">{resultText(data.scores, data.winner)}</dd>
-            <dt>Causes</dt>
+            <dt>{t('matches.result')}</dt>
+            <dd data-testid="ost-replay-result">{resultText(data.scores, data.winner, t)}</dd>
+            <dt>{t('ost.causes')}</dt>
             <dd>{causesText(data.scores)}</dd>
-            <dt>Parts</dt>
+            <dt>{t('ost.parts')}</dt>
             <dd className="mono">{partsText(data.scores)}</dd>
             {data.ending && (
               <>
-                <dt>Ended by</dt>
+                <dt>{t('ost.replayView.endedBy')}</dt>
                 <dd>
                   {data.ending.team ?? ''} {data.ending.type} {data.ending.detail}
                 </dd>
               </>
             )}
           </dl>
-          {data.problems.length > 0 && <p className="error">The record does not replay: {data.problems.join('; ')}</p>}
+          {data.problems.length > 0 && <p className="error">{t('ost.replayView.problems', { problems: data.problems.join('; ') })}</p>}
           <ol className="ost-moves" data-testid="ost-replay-moves">
             {data.moves.map((m, i) => (
               <li key={i}>
