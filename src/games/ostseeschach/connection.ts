@@ -61,8 +61,8 @@ export interface ConnectionOptions {
 const GAME = 'ostseeschach';
 const inCounter = messagesTotal.labels({ game: GAME, dir: 'in' });
 const outCounter = messagesTotal.labels({ game: GAME, dir: 'out' });
-/** How much of unreadable input goes into logs and wire records. */
-const SHOWN = 2000;
+/** How much of unreadable input goes into logs and wire records (characters). */
+export const SHOWN = 500;
 /**
  * Wire messages, in and out, recorded per connection outside any game (lobby requests and their
  * errors, unreadable input); beyond this they are only counted, and the count is recorded when
@@ -259,7 +259,11 @@ export class Connection implements LobbyPeer {
         break;
       case 'error': {
         badInputTotal.inc({ game: GAME, reason: event.code });
-        const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+        // Only the start is decoded: a UTF-8 character takes at most 4 bytes.
+        const text =
+          typeof chunk === 'string'
+            ? chunk.slice(0, SHOWN + 1)
+            : Buffer.from(chunk.buffer, chunk.byteOffset, Math.min(chunk.byteLength, 4 * (SHOWN + 1))).toString('utf8');
         this.recordIn(text.length > SHOWN ? text.slice(0, SHOWN) + '…' : text, null);
         this.log.info({ code: event.code, error: event.message }, 'unreadable XML: dropping the client');
         this.disconnect('PROTOCOL_ERROR');

@@ -4,7 +4,7 @@ import { silentLogger } from '../../../src/core/log.js';
 import { RecordStore } from '../../../src/core/records.js';
 import { randomBot } from '../../../src/games/ostseeschach/bots/random.js';
 import { playOnServer, type ClientOutcome } from '../../../src/games/ostseeschach/client.js';
-import { MAX_PENDING_PACKETS, MAX_UNMATCHED_WIRE, PACKETS_PER_TURN } from '../../../src/games/ostseeschach/connection.js';
+import { MAX_PENDING_PACKETS, MAX_UNMATCHED_WIRE, PACKETS_PER_TURN, SHOWN } from '../../../src/games/ostseeschach/connection.js';
 import {
   createOstseeschachServer,
   type OstseeschachServer,
@@ -166,6 +166,19 @@ describe('one connection\'s run of packets never holds up the others', () => {
 });
 
 describe('garbage is refused before it is parsed', () => {
+  it('records only the start of unreadable input', () => {
+    const rows: { data: string }[] = [];
+    const store = { addWire: (row: { data: string }) => rows.push(row) } as unknown as RecordStore;
+    const h = new Harness({ store });
+    const c = h.connect('garbage', '127.0.0.2');
+    c.connection.receive(Buffer.concat([Buffer.from('<protocol>\u0001'), Buffer.alloc(64 * 1024, 0xc3)]));
+    expect(c.ended).toBe(true);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.data).toHaveLength(SHOWN + 1);
+    expect(rows[0]!.data.startsWith('<protocol>\u0001')).toBe(true);
+    expect(rows[0]!.data.endsWith('…')).toBe(true);
+  });
+
   it('a character XML never allows ends the stream; what came before it in the same chunk counts', () => {
     const parser = new XmlStreamParser();
     const events = parser.write('<protocol><join/>\u0001' + 'x'.repeat(100_000));
