@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 
 /**
  * A Connect Four board in SVG, drawn from the list of columns played. Clicking a column calls
@@ -45,6 +46,7 @@ export interface BoardProps {
 }
 
 export function Board({ moves, line = [], onColumn, enabled = false, labels, testId = 'c4-board' }: BoardProps) {
+  const { t } = useTranslation();
   const [hover, setHover] = useState<number | null>(null);
   const stones = discs(moves);
   const last = stones[stones.length - 1];
@@ -61,7 +63,7 @@ export function Board({ moves, line = [], onColumn, enabled = false, labels, tes
       width={width}
       height={height}
       role="grid"
-      aria-label="Connect Four board"
+      aria-label={t('c4.board')}
       data-testid={testId}
       data-moves={moves.join('')}
     >
@@ -103,7 +105,7 @@ export function Board({ moves, line = [], onColumn, enabled = false, labels, tes
           className={`c4-column${clickable && hover === i + 1 ? ' c4-column-hover' : ''}`}
           data-testid={`c4-col-${i + 1}`}
           role="button"
-          aria-label={`column ${i + 1}`}
+          aria-label={t('c4.columnN', { n: i + 1 })}
           aria-disabled={!clickable}
           onMouseEnter={() => setHover(i + 1)}
           onMouseLeave={() => setHover(null)}

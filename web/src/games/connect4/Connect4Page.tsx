@@ -1,4 +1,6 @@
+import type { TFunction } from 'i18next';
 import { useEffect, useRef, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import type {
   Analysis,
   AnalyseProgressView,
@@ -22,18 +24,19 @@ import { Board, DISC_LABEL } from './Board.js';
 
 type Tab = 'solver' | 'peer' | 'watch' | 'analyse';
 const TABS: [Tab, string][] = [
-  ['solver', 'Play the solver'],
-  ['peer', 'Play a peer'],
-  ['watch', 'Watch'],
-  ['analyse', 'Analyse'],
+  ['solver', 'c4.tab.solver'],
+  ['peer', 'c4.tab.peer'],
+  ['watch', 'catan.tab.watch'],
+  ['analyse', 'c4.tab.analyse'],
 ];
 
 export function Connect4Page() {
+  const { t } = useTranslation();
   const [tab, setTab] = useState<Tab>('solver');
   return (
     <section className="page">
       <header className="page-header">
-        <h1>4 Gewinnt (Connect Four)</h1>
+        <h1>{t('c4.title')}</h1>
       </header>
       <nav className="tabs" role="tablist">
         {TABS.map(([id, label]) => (
@@ -45,7 +48,7 @@ export function Connect4Page() {
             data-testid={`c4-tab-${id}`}
             onClick={() => setTab(id)}
           >
-            {label}
+            {t(label)}
           </button>
         ))}
       </nav>
@@ -57,14 +60,15 @@ export function Connect4Page() {
   );
 }
 
-function outcomeText(status: SolverGameView['status'], you: 0 | 1, resigned = false): string {
+function outcomeText(t: TFunction, status: SolverGameView['status'], you: 0 | 1, resigned = false): string {
   if (status.kind === 'running') return '';
-  if (status.kind === 'drawn') return 'Draw: the board is full.';
-  if (resigned) return 'You resigned.';
-  return status.winner === you ? 'You win!' : 'The bot wins.';
+  if (status.kind === 'drawn') return t('c4.outcome.full');
+  if (resigned) return t('c4.outcome.resigned');
+  return status.winner === you ? t('c4.outcome.youWin') : t('c4.outcome.botWins');
 }
 
 function PlaySolver() {
+  const { t } = useTranslation();
   const [level, setLevel] = useState<Level>('perfect');
   const [first, setFirst] = useState<'human' | 'bot'>('human');
   const [game, setGame] = useState<SolverGameView | null>(null);
@@ -100,29 +104,29 @@ function PlaySolver() {
   return (
     <div className="columns">
       <div className="panel">
-        <h2>Against the solver</h2>
+        <h2>{t('c4.solver.title')}</h2>
         <div className="form-row">
           <label>
-            Level{' '}
+            {t('c4.solver.level')}{' '}
             <select value={level} onChange={(e) => setLevel(e.target.value as Level)} data-testid="c4-level">
-              <option value="perfect">perfect</option>
-              <option value="strong">strong</option>
-              <option value="easy">easy</option>
+              <option value="perfect">{t('c4.level.perfect')}</option>
+              <option value="strong">{t('c4.level.strong')}</option>
+              <option value="easy">{t('c4.level.easy')}</option>
             </select>
           </label>
           <label>
-            First move{' '}
+            {t('c4.solver.firstMove')}{' '}
             <select value={first} onChange={(e) => setFirst(e.target.value as 'human' | 'bot')} data-testid="c4-first">
-              <option value="human">me</option>
-              <option value="bot">the bot</option>
+              <option value="human">{t('c4.solver.me')}</option>
+              <option value="bot">{t('c4.solver.bot')}</option>
             </select>
           </label>
           <button onClick={() => void start()} disabled={busy} data-testid="c4-new-game">
-            New game
+            {t('dame.new.title')}
           </button>
           {game && !over && (
             <button onClick={() => void resign()} disabled={busy} data-testid="c4-resign">
-              Resign
+              {t('c4.solver.resign')}
             </button>
           )}
         </div>
@@ -135,11 +139,11 @@ function PlaySolver() {
           <>
             <p data-testid="c4-status">
               {over ? (
-                <strong data-testid="c4-outcome">{outcomeText(game.status, game.human, game.resigned)}</strong>
+                <strong data-testid="c4-outcome">{outcomeText(t, game.status, game.human, game.resigned)}</strong>
               ) : game.yourTurn ? (
-                `Your move: you are ${DISC_LABEL[game.human]}.`
+                t('c4.solver.yourMove', { disc: t(`c4.disc.${DISC_LABEL[game.human]}`) })
               ) : (
-                'The bot is thinking…'
+                t('c4.solver.thinking')
               )}
             </p>
             <Board
@@ -149,25 +153,24 @@ function PlaySolver() {
               onColumn={play}
             />
             <p className="muted">
-              Moves: <code data-testid="c4-moves">{game.moves.join('') || '—'}</code>
+              {t('c4.moves')} <code data-testid="c4-moves">{game.moves.join('') || '—'}</code>
             </p>
           </>
         ) : (
-          <p className="muted">Choose a level and start a game.</p>
+          <p className="muted">{t('c4.solver.choose')}</p>
         )}
       </div>
       <div className="panel">
-        <h2>Levels</h2>
+        <h2>{t('c4.levels.title')}</h2>
         <ul>
           <li>
-            <strong>perfect</strong> plays the exact solution (the first player wins with perfect play; as second
-            player it loses only to perfect play).
+            <Trans i18nKey="c4.levels.perfect" components={{ b: <strong /> }} />
           </li>
           <li>
-            <strong>strong</strong> searches a few moves ahead with a threat heuristic.
+            <Trans i18nKey="c4.levels.strong" components={{ b: <strong /> }} />
           </li>
           <li>
-            <strong>easy</strong> takes a win, blocks a loss, and otherwise plays at random.
+            <Trans i18nKey="c4.levels.easy" components={{ b: <strong /> }} />
           </li>
         </ul>
       </div>
@@ -181,6 +184,7 @@ function relayUrl(name: string): string {
 }
 
 function PlayPeer() {
+  const { t } = useTranslation();
   const [name, setName] = useState('browser');
   const [socket, setSocket] = useState<WebSocket | null>(null);
   const [state, setState] = useState<Extract<RelayMessage, { type: 'state' }> | null>(null);
@@ -214,17 +218,16 @@ function PlayPeer() {
   if (!socket || !state) {
     return (
       <div className="panel">
-        <h2>Play a peer on the network</h2>
+        <h2>{t('c4.peer.title')}</h2>
         <p className="muted">
-          The server runs a peer for you (a relay: browsers cannot speak UDP). It announces itself to the peers on this
-          machine, or on the LAN when the server was started with <code>--lan</code>.
+          <Trans i18nKey="c4.peer.relay" components={{ code: <code /> }} />
         </p>
         <div className="form-row">
           <label>
-            Your name <input value={name} onChange={(e) => setName(e.target.value)} maxLength={32} data-testid="c4-peer-name" />
+            {t('catan.seat.yourName')} <input value={name} onChange={(e) => setName(e.target.value)} maxLength={32} data-testid="c4-peer-name" />
           </label>
           <button onClick={connect} data-testid="c4-peer-connect">
-            Enter the lobby
+            {t('c4.peer.enter')}
           </button>
         </div>
         {closed && <p className="error">{closed}</p>}
@@ -240,7 +243,7 @@ function PlayPeer() {
           {state.name} <span className="badge">{state.phase}</span>
         </h2>
         <p className="muted">
-          Your peer: <code>{address}</code>
+          {t('c4.peer.yourPeer')} <code>{address}</code>
         </p>
         {notices.map((n, i) => (
           <p key={i} className={n.level === 'error' ? 'error' : 'muted'} data-testid="c4-notice">
@@ -250,16 +253,20 @@ function PlayPeer() {
         {game ? (
           <>
             <p data-testid="c4-peer-status">
-              Against <strong>{game.opponent.name ?? game.opponent.key}</strong>: you are {DISC_LABEL[game.localPlayer]}.{' '}
+              <Trans
+                i18nKey="c4.peer.against"
+                values={{ who: game.opponent.name ?? game.opponent.key, disc: t(`c4.disc.${DISC_LABEL[game.localPlayer]}`) }}
+                components={{ b: <strong /> }}
+              />{' '}
               {game.status.kind === 'running'
                 ? game.yourTurn
-                  ? 'Your move.'
-                  : 'Waiting for the opponent…'
+                  ? t('c4.peer.yourMove')
+                  : t('c4.peer.waiting')
                 : game.status.kind === 'drawn'
-                  ? 'Draw.'
+                  ? t('c4.peer.draw')
                   : game.status.winner === game.localPlayer
-                    ? 'You win!'
-                    : 'You lose.'}
+                    ? t('c4.outcome.youWin')
+                    : t('c4.peer.youLose')}
             </p>
             <Board
               moves={game.moves}
@@ -269,38 +276,40 @@ function PlayPeer() {
               testId="c4-peer-board"
             />
             {state.phase === 'playing' ? (
-              <button onClick={() => send({ type: 'quit' })}>Quit the game</button>
+              <button onClick={() => send({ type: 'quit' })}>{t('c4.peer.quit')}</button>
             ) : (
-              <button onClick={() => send({ type: 'lobby' })}>Back to the lobby</button>
+              <button onClick={() => send({ type: 'lobby' })}>{t('c4.peer.backToLobby')}</button>
             )}
           </>
         ) : (
-          <p className="muted">{state.invitee ? `Waiting for ${state.invitee.name ?? state.invitee.key} to accept…` : 'Invite a peer or wait for an invitation.'}</p>
+          <p className="muted">
+            {state.invitee ? t('c4.peer.waitingAccept', { who: state.invitee.name ?? state.invitee.key }) : t('c4.peer.invite')}
+          </p>
         )}
       </div>
       <div className="stack">
         <div className="panel">
-          <h2>Invitations</h2>
+          <h2>{t('c4.peer.invitations')}</h2>
           {state.invitations.length === 0 ? (
-            <p className="muted">None.</p>
+            <p className="muted">{t('dame.play.none')}</p>
           ) : (
             <ul className="plain">
               {state.invitations.map((p) => (
                 <li key={p.key}>
                   {p.name ?? p.key} <code>{p.key}</code>{' '}
                   <button onClick={() => send({ type: 'accept', key: p.key })} data-testid="c4-accept">
-                    Accept
+                    {t('catan.trade.accept')}
                   </button>{' '}
-                  <button onClick={() => send({ type: 'decline', key: p.key })}>Decline</button>
+                  <button onClick={() => send({ type: 'decline', key: p.key })}>{t('catan.trade.decline')}</button>
                 </li>
               ))}
             </ul>
           )}
         </div>
         <div className="panel">
-          <h2>Lobby</h2>
+          <h2>{t('catan.lobby.lobby')}</h2>
           {state.lobby.length === 0 ? (
-            <p className="muted">Nobody announced yet.</p>
+            <p className="muted">{t('c4.peer.nobody')}</p>
           ) : (
             <table className="table compact">
               <tbody>
@@ -312,7 +321,7 @@ function PlayPeer() {
                     </td>
                     <td>
                       <button disabled={state.phase !== 'lobby' || state.invitee !== null} onClick={() => send({ type: 'invite', key: p.key })} data-testid={`c4-invite-${p.name ?? p.key}`}>
-                        Invite
+                        {t('c4.peer.inviteButton')}
                       </button>
                     </td>
                   </tr>
@@ -328,14 +337,15 @@ function PlayPeer() {
 
 const keepSnapshot = (s: Connect4Snapshot): Connect4Snapshot => s;
 
-function gameLabel(g: C4GameView): string {
-  if (g.status === 'running') return 'running';
-  if (g.status === 'drawn') return 'draw';
-  if (g.status === 'aborted') return `aborted (${g.reason ?? '?'})`;
-  return `${g.winner === null ? '?' : g.players[g.winner]} won`;
+function gameLabel(g: C4GameView, t: TFunction): string {
+  if (g.status === 'running') return t('status.running');
+  if (g.status === 'drawn') return t('result.draw');
+  if (g.status === 'aborted') return t('dame.aborted', { reason: g.reason ?? '?' });
+  return t('catan.records.won', { who: g.winner === null ? '?' : g.players[g.winner] });
 }
 
 function Watch() {
+  const { t } = useTranslation();
   const live = useSpectator<Connect4Snapshot>('connect4', keepSnapshot);
   const [chosen, setChosen] = useState<string | null>(null);
   const s = live.snapshot;
@@ -345,24 +355,25 @@ function Watch() {
     <div className="columns">
       <div className="panel">
         <h2>
-          Live <ConnectionBadge state={live.state} retryInMs={live.retryInMs} />
+          {t('c4.watch.live')} <ConnectionBadge state={live.state} retryInMs={live.retryInMs} />
         </h2>
         {shown ? (
           <>
             <p data-testid="c4-watch-title">
-              <span className="c4-chip c4-chip-red" /> {shown.players[0]} vs <span className="c4-chip c4-chip-yellow" /> {shown.players[1]} — {gameLabel(shown)}
+              <span className="c4-chip c4-chip-red" /> {shown.players[0]} {t('dame.vs')} <span className="c4-chip c4-chip-yellow" /> {shown.players[1]} —{' '}
+              {gameLabel(shown, t)}
             </p>
             <Board moves={shown.moves} line={shown.line} testId="c4-watch-board" />
           </>
         ) : (
-          <p className="muted">No games yet. The house bots play every few seconds when the server runs with bots.</p>
+          <p className="muted">{t('c4.watch.none')}</p>
         )}
       </div>
       <div className="stack">
         <div className="panel">
-          <h2>Games</h2>
+          <h2>{t('dame.tab.games')}</h2>
           {games.length === 0 ? (
-            <p className="muted">None.</p>
+            <p className="muted">{t('dame.play.none')}</p>
           ) : (
             <table className="table compact">
               <tbody>
@@ -370,10 +381,10 @@ function Watch() {
                   <tr key={g.id} onClick={() => setChosen(g.id)} className={g === shown ? 'selected' : undefined} data-testid="c4-game-row">
                     <td>{g.kind}</td>
                     <td>
-                      {g.players[0]} vs {g.players[1]}
+                      {g.players[0]} {t('dame.vs')} {g.players[1]}
                     </td>
-                    <td>{g.moves.length} moves</td>
-                    <td>{gameLabel(g)}</td>
+                    <td>{t('result.moves', { count: g.moves.length })}</td>
+                    <td>{gameLabel(g, t)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -381,7 +392,7 @@ function Watch() {
           )}
         </div>
         <div className="panel">
-          <h2>Peers on this server</h2>
+          <h2>{t('c4.watch.peers')}</h2>
           {s && s.peers.length > 0 ? (
             <ul className="plain">
               {s.peers.map((p) => (
@@ -391,14 +402,9 @@ function Watch() {
               ))}
             </ul>
           ) : (
-            <p className="muted">None.</p>
+            <p className="muted">{t('dame.play.none')}</p>
           )}
-          {s && (
-            <p className="muted">
-              House bot on UDP port {s.port}
-              {s.lan ? ', LAN broadcast on' : ', loopback only'}.
-            </p>
-          )}
+          {s && <p className="muted">{s.lan ? t('c4.watch.houseLan', { port: s.port }) : t('c4.watch.houseLoopback', { port: s.port })}</p>}
         </div>
       </div>
     </div>
@@ -410,14 +416,15 @@ function formatScore(v: number | null): string | null {
 }
 
 /** What the Analyse view says while the server solves: how far the search has got. */
-function solvingText(p: AnalyseProgressView | null): string {
-  if (!p?.solving) return 'Solving…';
+function solvingText(p: AnalyseProgressView | null, t: TFunction): string {
+  if (!p?.solving) return t('c4.analyse.solving');
   const nodes = p.nodes >= 1e6 ? `${(p.nodes / 1e6).toFixed(1)} M` : `${Math.round(p.nodes / 1e3)} k`;
-  const column = p.column === null ? '' : ` column ${p.column} (${p.columnsDone + 1} of ${p.columns}),`;
-  return `Solving…${column} ${nodes} positions searched, ${(p.elapsedMs / 1000).toFixed(1)} s`;
+  const column = p.column === null ? '' : ` ${t('c4.analyse.column', { column: p.column, done: p.columnsDone + 1, of: p.columns })}`;
+  return t('c4.analyse.progress', { column, nodes, seconds: (p.elapsedMs / 1000).toFixed(1) });
 }
 
 function Analyse() {
+  const { t } = useTranslation();
   const [moves, setMoves] = useState('');
   const [analysis, setAnalysis] = useState<Analysis | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -458,36 +465,36 @@ function Analyse() {
   }, [moves]);
 
   const verdict = (a: Analysis): string => {
-    if (a.status.kind === 'won') return `${DISC_LABEL[a.status.winner]} has won.`;
-    if (a.status.kind === 'drawn') return 'Draw.';
+    if (a.status.kind === 'won') return t('c4.analyse.hasWon', { side: t(`c4.disc.${DISC_LABEL[a.status.winner]}`) });
+    if (a.status.kind === 'drawn') return t('c4.peer.draw');
     if (a.score === null) return '';
-    const side = DISC_LABEL[a.toMove];
-    if (a.score === 0) return `${side} to move: a draw with perfect play.`;
-    return a.score > 0 ? `${side} to move wins (score +${a.score}).` : `${side} to move loses (score ${a.score}).`;
+    const side = t(`c4.disc.${DISC_LABEL[a.toMove]}`);
+    if (a.score === 0) return t('c4.analyse.drawn', { side });
+    return a.score > 0 ? t('c4.analyse.wins', { side, score: a.score }) : t('c4.analyse.loses', { side, score: a.score });
   };
 
   return (
     <div className="columns">
       <div className="panel">
-        <h2>Analyse a position</h2>
+        <h2>{t('c4.analyse.title')}</h2>
         <div className="form-row">
           <label>
-            Moves{' '}
+            {t('c4.analyse.moves')}{' '}
             <input
               value={moves}
               onChange={(e) => setMoves(e.target.value.replace(/[^1-7]/g, ''))}
-              placeholder="e.g. 4453"
+              placeholder={t('c4.analyse.placeholder')}
               data-testid="c4-analyse-moves"
             />
           </label>
           <button onClick={() => setMoves(moves.slice(0, -1))} disabled={moves === ''}>
-            Undo
+            {t('c4.analyse.undo')}
           </button>
           <button onClick={() => setMoves('')} disabled={moves === ''}>
-            Clear
+            {t('c4.analyse.clear')}
           </button>
         </div>
-        <p className="muted">Click a column to play it. Under each column: its score for the side to move.</p>
+        <p className="muted">{t('c4.analyse.help')}</p>
         {error && (
           <p className="error" data-testid="c4-analyse-error">
             {error}
@@ -501,19 +508,17 @@ function Analyse() {
           labels={analysis && analysis.moves === moves ? analysis.scores.map(formatScore) : Array<null>(7).fill(null)}
           testId="c4-analyse-board"
         />
-        <p data-testid="c4-analyse-verdict">{loading ? solvingText(progress) : analysis ? verdict(analysis) : ''}</p>
+        <p data-testid="c4-analyse-verdict">{loading ? solvingText(progress, t) : analysis ? verdict(analysis) : ''}</p>
         {!loading && analysis?.moves === moves && analysis.best.length > 0 && (
           <p>
-            Best: <strong data-testid="c4-analyse-best">{analysis.best.join(', ')}</strong>
+            {t('c4.analyse.best')} <strong data-testid="c4-analyse-best">{analysis.best.join(', ')}</strong>
           </p>
         )}
       </div>
       <div className="panel">
-        <h2>Scores</h2>
+        <h2>{t('c4.analyse.scores')}</h2>
         <p>
-          A score is from the view of the side to move with perfect play on both sides: <strong>0</strong> is a draw, a
-          positive score a win, negative a loss. A win with your <em>k</em>-th stone scores 22 − <em>k</em>: the sooner,
-          the higher (Pascal Pons&apos; convention).
+          <Trans i18nKey="c4.analyse.scoresText" components={{ b: <strong />, em: <em /> }} />
         </p>
       </div>
     </div>
