@@ -18,7 +18,17 @@ export interface AllGamesRig {
   close(): Promise<void>;
 }
 
-export const PAGES = ['#/', '#/catan', '#/mia', '#/connect4', '#/dame', '#/ostseeschach', '#/matches', '#/matches/no-such-match', '#/nowhere/at/all'];
+export const PAGES = [
+  '#/',
+  '#/catan',
+  '#/mia',
+  '#/connect4',
+  '#/dame',
+  '#/ostseeschach',
+  '#/matches',
+  '#/matches/no-such-match',
+  '#/nowhere/at/all',
+];
 
 export async function openAllGames(store: RecordStore): Promise<AllGamesRig> {
   const games = Object.fromEntries(
@@ -56,7 +66,13 @@ export async function openAllGames(store: RecordStore): Promise<AllGamesRig> {
     const base = `http://127.0.0.1:${(await web.start()).port}`;
     const b = await chromium.launch({
       executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--no-first-run',
+        '--disable-sync',
+      ],
     });
     browser = b;
     return {

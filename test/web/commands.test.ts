@@ -19,7 +19,8 @@ function files(dir: string): string[] {
 
 describe('commands shown by the dashboard', () => {
   it('are spelled only in components/Command.tsx', () => {
-    const bare = /(?:^|[`'">{\s])spielhalle (?:bot|play|serve|replay|matches|tournament|check-client|solve|prune)\b/m;
+    const bare =
+      /(?:^|[`'">{\s])spielhalle (?:bot|play|serve|replay|matches|tournament|check-client|solve|prune)\b/m;
     const offenders = files(join(ROOT, 'web', 'src'))
       .filter((path) => !path.endsWith(join('components', 'Command.tsx')))
       .filter((path) => bare.test(readFileSync(path, 'utf8')))
@@ -31,7 +32,10 @@ describe('commands shown by the dashboard', () => {
     const command = readFileSync(join(ROOT, 'web', 'src', 'components', 'Command.tsx'), 'utf8');
     expect(command).toContain('`npm run -s spielhalle -- ${args}`');
     expect(command).toContain('`spielhalle ${args}`');
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+      bin: Record<string, string>;
+    };
     // npm appends what follows `--` to the script's last command: the CLI.
     expect(pkg.scripts.spielhalle).toMatch(/node dist\/cli\.js$/);
     expect(pkg.bin.spielhalle).toBe('dist/cli.js');

@@ -62,7 +62,9 @@ describe('the dashboard in German and English', () => {
         }
         expect({ hash, missing: await missing(page) }).toEqual({ hash, missing: [] });
       }
-      expect(await page.getByRole('navigation').getByRole('link', { name: l.overview, exact: true }).count()).toBe(1);
+      expect(
+        await page.getByRole('navigation').getByRole('link', { name: l.overview, exact: true }).count(),
+      ).toBe(1);
       expect(errors).toEqual([]);
     }, 120_000);
   }

@@ -10,7 +10,8 @@ import { ROOT } from './browser.js';
  */
 
 type Messages = { [key: string]: string | Messages };
-const load = (lang: string) => JSON.parse(readFileSync(join(ROOT, 'web', 'src', 'i18n', `${lang}.json`), 'utf8')) as Messages;
+const load = (lang: string) =>
+  JSON.parse(readFileSync(join(ROOT, 'web', 'src', 'i18n', `${lang}.json`), 'utf8')) as Messages;
 
 function flatten(messages: Messages, prefix = ''): Map<string, string> {
   const out = new Map<string, string>();
@@ -46,7 +47,9 @@ describe('message files', () => {
 
   it('use the same placeholders in both languages', () => {
     const names = (text: string) => [...text.matchAll(/\{\{\s*(\w+)/g)].map((m) => m[1]).sort();
-    const differ = [...de].filter(([key, text]) => JSON.stringify(names(text)) !== JSON.stringify(names(en.get(key) ?? '')));
+    const differ = [...de].filter(
+      ([key, text]) => JSON.stringify(names(text)) !== JSON.stringify(names(en.get(key) ?? '')),
+    );
     expect(differ.map(([key]) => key)).toEqual([]);
   });
 
@@ -62,7 +65,8 @@ describe('message files', () => {
     ];
     for (const path of files(join(ROOT, 'web', 'src'))) {
       const text = readFileSync(path, 'utf8');
-      for (const pattern of patterns) for (const m of text.matchAll(pattern)) used.set(m[1]!, relative(ROOT, path));
+      for (const pattern of patterns)
+        for (const m of text.matchAll(pattern)) used.set(m[1]!, relative(ROOT, path));
     }
     expect(used.size).toBeGreaterThan(80);
     const missing = [...used].filter(([key]) => !known.has(key)).map(([key, file]) => `${file}: ${key}`);

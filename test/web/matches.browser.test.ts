@@ -22,26 +22,60 @@ function seed(store: RecordStore): void {
   // Mia: 30 rounds in the first hour, 5 in the second, one canceled.
   for (let i = 0; i < 35; i++) {
     const at = T0 + (i < 30 ? i * 60_000 : HOUR + (i - 30) * 60_000);
-    const id = store.startMatch({ id: `mia-${i}`, game: 'mia', startedAt: at, seats: two('alice', 'bob', 'player') });
+    const id = store.startMatch({
+      id: `mia-${i}`,
+      game: 'mia',
+      startedAt: at,
+      seats: two('alice', 'bob', 'player'),
+    });
     store.finishMatch(id, {
       status: i === 34 ? 'aborted' : 'finished',
       endedAt: at + 500,
-      result: i === 34 ? { round: i, canceled: 'NO_PLAYERS' } : { round: i, order: ['alice', 'bob'], losers: ['bob'], reason: 'LIED' },
+      result:
+        i === 34
+          ? { round: i, canceled: 'NO_PLAYERS' }
+          : { round: i, order: ['alice', 'bob'], losers: ['bob'], reason: 'LIED' },
     });
   }
   // Connect Four: 55 games, so the other games fill more than one page of 50.
   for (let i = 0; i < 55; i++) {
     const at = T0 + 10_000 + i * 1000;
-    const id = store.startMatch({ id: `c4-${String(i).padStart(2, '0')}`, game: 'connect4', startedAt: at, seats: two('red-bot', 'yellow-bot') });
+    const id = store.startMatch({
+      id: `c4-${String(i).padStart(2, '0')}`,
+      game: 'connect4',
+      startedAt: at,
+      seats: two('red-bot', 'yellow-bot'),
+    });
     store.finishMatch(id, {
       status: 'finished',
       endedAt: at + 900,
-      result: { outcome: 'won', winner: 0, winnerName: 'red-bot', reason: 'four', moves: '4455667', line: [] },
+      result: {
+        outcome: 'won',
+        winner: 0,
+        winnerName: 'red-bot',
+        reason: 'four',
+        moves: '4455667',
+        line: [],
+      },
     });
   }
-  const dame = store.startMatch({ id: 'dame-1', game: 'dame', startedAt: T0 + 2 * HOUR, seats: two('weiss', 'schwarz') });
-  store.finishMatch(dame, { status: 'finished', endedAt: T0 + 2 * HOUR + 5000, result: { winner: 1, draw: false, reason: 'NO_MOVES', plies: 41 } });
-  const ost = store.startMatch({ id: 'ost-1', game: 'ostseeschach', startedAt: T0 + 2 * HOUR + 1000, seats: two('kapitaen', 'lotse') });
+  const dame = store.startMatch({
+    id: 'dame-1',
+    game: 'dame',
+    startedAt: T0 + 2 * HOUR,
+    seats: two('weiss', 'schwarz'),
+  });
+  store.finishMatch(dame, {
+    status: 'finished',
+    endedAt: T0 + 2 * HOUR + 5000,
+    result: { winner: 1, draw: false, reason: 'NO_MOVES', plies: 41 },
+  });
+  const ost = store.startMatch({
+    id: 'ost-1',
+    game: 'ostseeschach',
+    startedAt: T0 + 2 * HOUR + 1000,
+    seats: two('kapitaen', 'lotse'),
+  });
   store.finishMatch(ost, {
     status: 'finished',
     endedAt: T0 + 2 * HOUR + 9000,
@@ -68,16 +102,39 @@ function seed(store: RecordStore): void {
   store.finishMatch(catan, {
     status: 'finished',
     endedAt: T0 + 2 * HOUR + 60_000,
-    result: { reason: 'won', winner: 1, winnerName: 'KI 2', points: { 0: 6, 1: 10, 2: 4 }, turns: 77, timeouts: 0 },
+    result: {
+      reason: 'won',
+      winner: 1,
+      winnerName: 'KI 2',
+      points: { 0: 6, 1: 10, 2: 4 },
+      turns: 77,
+      timeouts: 0,
+    },
   });
   // A long record: 2,000 events and 24,000 wire lines (a third written three lines at once, as Catan does).
-  const long = store.startMatch({ id: 'catan-long', game: 'catan', startedAt: T0, seats: two('KI 1', 'KI 2', 'ai') });
+  const long = store.startMatch({
+    id: 'catan-long',
+    game: 'catan',
+    startedAt: T0,
+    seats: two('KI 1', 'KI 2', 'ai'),
+  });
   for (let i = 0; i < 2000; i++) store.addEvent(long, { at: T0 + i, seat: i % 2, type: 'move', data: { i } });
   for (let i = 0; i < 12_000; i++) {
     const data = i % 2 === 0 ? `{"type":"line","n":${i}}` : `{"a":${i}}\n{"b":${i}}\n{"c":${i}}`;
-    store.addWire({ matchId: long, game: 'catan', conn: `127.0.0.1:${41000 + (i % 3)}`, at: T0 + i, dir: i % 4 === 0 ? 'in' : 'out', data });
+    store.addWire({
+      matchId: long,
+      game: 'catan',
+      conn: `127.0.0.1:${41000 + (i % 3)}`,
+      at: T0 + i,
+      dir: i % 4 === 0 ? 'in' : 'out',
+      data,
+    });
   }
-  store.finishMatch(long, { status: 'finished', endedAt: T0 + 20_000, result: { reason: 'won', winner: 0, winnerName: 'KI 1', points: { 0: 10, 1: 3 }, turns: 300 } });
+  store.finishMatch(long, {
+    status: 'finished',
+    endedAt: T0 + 20_000,
+    result: { reason: 'won', winner: 0, winnerName: 'KI 1', points: { 0: 10, 1: 3 }, turns: 300 },
+  });
 }
 
 describe('the Matches page', () => {
@@ -90,11 +147,24 @@ describe('the Matches page', () => {
 
   beforeAll(async () => {
     seed(store);
-    web = createWebServer({ servers: [fakeMia()], store, log: silentLogger, host: '127.0.0.1', port: 0, staticDir: process.env.DASHBOARD_DIST ?? join(ROOT, 'web', 'dist') });
+    web = createWebServer({
+      servers: [fakeMia()],
+      store,
+      log: silentLogger,
+      host: '127.0.0.1',
+      port: 0,
+      staticDir: process.env.DASHBOARD_DIST ?? join(ROOT, 'web', 'dist'),
+    });
     base = `http://127.0.0.1:${(await web.start()).port}`;
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--no-first-run',
+        '--disable-sync',
+      ],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
     page.setDefaultTimeout(10_000);
@@ -143,7 +213,17 @@ describe('the Matches page', () => {
     await page.getByTestId('matches-next').click();
     await expect.poll(() => page.getByTestId('match-row').count()).toBe(9);
     expect(new URL(page.url()).hash).toBe('#/matches?page=2');
-    expect(await rowIds()).toEqual(['c4-07', 'c4-06', 'c4-05', 'c4-04', 'c4-03', 'c4-02', 'c4-01', 'c4-00', 'catan-long']);
+    expect(await rowIds()).toEqual([
+      'c4-07',
+      'c4-06',
+      'c4-05',
+      'c4-04',
+      'c4-03',
+      'c4-02',
+      'c4-01',
+      'c4-00',
+      'catan-long',
+    ]);
   });
 
   it('filters by player and status, and lists one hour of Mia rounds', async () => {
@@ -162,7 +242,9 @@ describe('the Matches page', () => {
     const canceled = page.locator('[data-match-id="mia-34"]');
     expect(await canceled.getByTestId('match-outcome').textContent()).toBe('canceled');
     expect(await canceled.getByTestId('match-reason').textContent()).toBe('NO_PLAYERS');
-    expect(await page.locator('[data-match-id="mia-33"]').getByTestId('match-outcome').textContent()).toBe('lost: bob');
+    expect(await page.locator('[data-match-id="mia-33"]').getByTestId('match-outcome').textContent()).toBe(
+      'lost: bob',
+    );
 
     await page.getByTestId('matches-status-filter').selectOption('aborted');
     await expect.poll(() => rowIds()).toEqual(['mia-34']);
@@ -176,7 +258,10 @@ describe('the Matches page', () => {
     expect(await page.getByTestId('wire-pager-range').textContent()).toBe('1–200 of 24000');
     expect(await page.getByTestId('event-row').count()).toBe(100);
     expect(await page.getByTestId('result-line').textContent()).toBe('KI 1 won · 10 : 3 · won');
-    const size = () => page.evaluate<[number, number]>('[document.getElementsByTagName("*").length, document.documentElement.scrollHeight]');
+    const size = () =>
+      page.evaluate<[number, number]>(
+        '[document.getElementsByTagName("*").length, document.documentElement.scrollHeight]',
+      );
     const [nodes, height] = await size();
     expect(nodes).toBeLessThan(3000);
     expect(height).toBeLessThan(20_000);
@@ -189,7 +274,9 @@ describe('the Matches page', () => {
 
     await page.getByTestId('wire-conn-select').selectOption('127.0.0.1:41000');
     await expect.poll(() => page.getByTestId('wire-pager-range').textContent()).toBe('1–200 of 8000');
-    expect(new Set(await Promise.all((await lines.all()).map((l) => l.getAttribute('data-conn'))))).toEqual(new Set(['127.0.0.1:41000']));
+    expect(new Set(await Promise.all((await lines.all()).map((l) => l.getAttribute('data-conn'))))).toEqual(
+      new Set(['127.0.0.1:41000']),
+    );
     await page.getByTestId('events-pager-next').click();
     await expect.poll(() => page.getByTestId('event-row').first().textContent()).toContain('100');
     expect((await size())[0]).toBeLessThan(3000);

@@ -27,10 +27,32 @@ describe('the dashboard at 390 px', () => {
       id: 'wide-1',
       game: 'catan',
       startedAt: T0,
-      seats: [0, 1, 2, 3].map((seat) => ({ seat, name: `Spielerin-mit-langem-Namen-${seat}`, kind: 'human', address: '127.0.0.1:45678' })),
+      seats: [0, 1, 2, 3].map((seat) => ({
+        seat,
+        name: `Spielerin-mit-langem-Namen-${seat}`,
+        kind: 'human',
+        address: '127.0.0.1:45678',
+      })),
     });
-    store.addWire({ matchId: id, game: 'catan', conn: '127.0.0.1:45678', at: T0 + 1, dir: 'out', data: `{"x":"${'a'.repeat(400)}"}` });
-    store.finishMatch(id, { status: 'finished', endedAt: T0 + 5000, result: { reason: 'won', winner: 0, winnerName: 'Spielerin-mit-langem-Namen-0', points: { 0: 10, 1: 2 }, turns: 40 } });
+    store.addWire({
+      matchId: id,
+      game: 'catan',
+      conn: '127.0.0.1:45678',
+      at: T0 + 1,
+      dir: 'out',
+      data: `{"x":"${'a'.repeat(400)}"}`,
+    });
+    store.finishMatch(id, {
+      status: 'finished',
+      endedAt: T0 + 5000,
+      result: {
+        reason: 'won',
+        winner: 0,
+        winnerName: 'Spielerin-mit-langem-Namen-0',
+        points: { 0: 10, 1: 2 },
+        turns: 40,
+      },
+    });
     rig = await openAllGames(store);
     context = await rig.context({ width: WIDTH, height: 844 });
     page = await context.newPage();
@@ -53,12 +75,15 @@ describe('the dashboard at 390 px', () => {
 
   const scrollWidth = () => page.evaluate<number>('document.documentElement.scrollWidth');
 
-  it.each([...PAGES, '#/matches?status=any', '#/matches/wide-1', '#/matches/mia-round-1'])('has no horizontal overflow on %s', async (hash) => {
-    await open(hash);
-    const name = hash.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'overview';
-    await page.screenshot({ path: join(SHOTS, `phone-${name}.png`), fullPage: true });
-    expect(await scrollWidth()).toBeLessThanOrEqual(WIDTH);
-  });
+  it.each([...PAGES, '#/matches?status=any', '#/matches/wide-1', '#/matches/mia-round-1'])(
+    'has no horizontal overflow on %s',
+    async (hash) => {
+      await open(hash);
+      const name = hash.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'overview';
+      await page.screenshot({ path: join(SHOTS, `phone-${name}.png`), fullPage: true });
+      expect(await scrollWidth()).toBeLessThanOrEqual(WIDTH);
+    },
+  );
 
   it('folds the menu behind a button', async () => {
     await open('#/');

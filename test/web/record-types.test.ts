@@ -23,7 +23,9 @@ function files(dir: string): string[] {
 describe('record types', () => {
   it('are declared only in src/core/record-types.ts', () => {
     const where = [...files(join(ROOT, 'src')), ...files(join(ROOT, 'web', 'src'))].flatMap((path) =>
-      [...readFileSync(path, 'utf8').matchAll(declares)].map((m) => `${relative(ROOT, path)}: ${m[1] ?? m[2]}`),
+      [...readFileSync(path, 'utf8').matchAll(declares)].map(
+        (m) => `${relative(ROOT, path)}: ${m[1] ?? m[2]}`,
+      ),
     );
     expect(where.sort()).toEqual(NAMES.map((n) => `src/core/record-types.ts: ${n}`).sort());
   });

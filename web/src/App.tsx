@@ -104,7 +104,8 @@ function Page({ route }: { route: Route }) {
         <section className="page">
           <h1>{t('notFound.title')}</h1>
           <p>
-            {t('notFound.nothingAt')} <code>#/{route.path}</code>. <a href={href.overview}>{t('notFound.back')}</a>
+            {t('notFound.nothingAt')} <code>#/{route.path}</code>.{' '}
+            <a href={href.overview}>{t('notFound.back')}</a>
           </p>
         </section>
       );

@@ -90,7 +90,10 @@ export function query(params: Record<string, string | number | undefined>): stri
 }
 
 /** A GET of a listing whose total (before paging) the server sends in `x-total-count`. */
-export async function getPage(url: string, signal?: AbortSignal): Promise<{ items: unknown; total: number | null }> {
+export async function getPage(
+  url: string,
+  signal?: AbortSignal,
+): Promise<{ items: unknown; total: number | null }> {
   const response = await fetch(url, {
     headers: { accept: 'application/json' },
     ...(signal ? { signal } : {}),

@@ -37,7 +37,11 @@ function mia(m: MatchRecord, r: Obj): ResultSummary {
 }
 
 function catan(m: MatchRecord, r: Obj): ResultSummary {
-  const points = isObj(r.points) ? Object.values(r.points).map(num).filter((p): p is number => p !== null) : [];
+  const points = isObj(r.points)
+    ? Object.values(r.points)
+        .map(num)
+        .filter((p): p is number => p !== null)
+    : [];
   const turns = num(r.turns);
   const score =
     points.length > 0
@@ -46,7 +50,12 @@ function catan(m: MatchRecord, r: Obj): ResultSummary {
         ? { kind: 'turns' as const, value: String(turns) }
         : null;
   const who = str(r.winnerName);
-  return { outcome: who !== null ? 'won' : m.status === 'aborted' ? 'aborted' : 'none', who, score, reason: str(r.reason) };
+  return {
+    outcome: who !== null ? 'won' : m.status === 'aborted' ? 'aborted' : 'none',
+    who,
+    score,
+    reason: str(r.reason),
+  };
 }
 
 function connect4(m: MatchRecord, r: Obj): ResultSummary {
@@ -55,7 +64,14 @@ function connect4(m: MatchRecord, r: Obj): ResultSummary {
   const outcome = str(r.outcome);
   const who = str(r.winnerName) ?? seatName(m, r.winner);
   return {
-    outcome: outcome === 'won' && who !== null ? 'won' : outcome === 'drawn' ? 'draw' : outcome === 'aborted' ? 'aborted' : 'unknown',
+    outcome:
+      outcome === 'won' && who !== null
+        ? 'won'
+        : outcome === 'drawn'
+          ? 'draw'
+          : outcome === 'aborted'
+            ? 'aborted'
+            : 'unknown',
     who: outcome === 'won' ? who : null,
     score,
     reason: str(r.reason),
@@ -66,14 +82,16 @@ function dame(m: MatchRecord, r: Obj): ResultSummary {
   const plies = num(r.plies);
   const score = plies === null ? null : { kind: 'plies' as const, value: String(plies) };
   const who = seatName(m, r.winner);
-  const outcome: Outcome = who !== null ? 'won' : r.draw === true ? 'draw' : m.status === 'aborted' ? 'aborted' : 'none';
+  const outcome: Outcome =
+    who !== null ? 'won' : r.draw === true ? 'draw' : m.status === 'aborted' ? 'aborted' : 'none';
   return { outcome, who, score, reason: str(r.reason) };
 }
 
 function ostseeschach(m: MatchRecord, r: Obj): ResultSummary {
   const scores = Array.isArray(r.scores) ? r.scores.filter(isObj) : [];
   const parts = scores.map((s) => (Array.isArray(s.parts) ? num(s.parts[0]) : null));
-  const score = scores.length === 2 ? { kind: 'points' as const, value: parts.map((p) => p ?? 0).join(' : ') } : null;
+  const score =
+    scores.length === 2 ? { kind: 'points' as const, value: parts.map((p) => p ?? 0).join(' : ') } : null;
   const byTeam = (team: string): string | null => {
     const entry = scores.find((s) => s.team === team);
     return str(entry?.name) ?? seatName(m, team === 'ONE' ? 0 : 1) ?? team;
@@ -95,7 +113,13 @@ function generic(m: MatchRecord, r: Obj): ResultSummary {
   return { outcome: 'unknown', who: null, score: null, reason: str(r.reason) };
 }
 
-const byGame: Record<string, (m: MatchRecord, r: Obj) => ResultSummary> = { mia, catan, connect4, dame, ostseeschach };
+const byGame: Record<string, (m: MatchRecord, r: Obj) => ResultSummary> = {
+  mia,
+  catan,
+  connect4,
+  dame,
+  ostseeschach,
+};
 
 export function summarizeResult(m: MatchRecord): ResultSummary {
   if (!isObj(m.result)) {

@@ -14,7 +14,13 @@ export interface MatchFilters {
   page: number;
 }
 
-export const DEFAULT_FILTERS: MatchFilters = { game: '', status: 'finished', player: '', hour: null, page: 1 };
+export const DEFAULT_FILTERS: MatchFilters = {
+  game: '',
+  status: 'finished',
+  player: '',
+  hour: null,
+  page: 1,
+};
 
 export type Route =
   | { page: 'overview' }

@@ -18,7 +18,9 @@ export function ConnectionBadge({ state, retryInMs }: { state: ConnectionState; 
   return (
     <span className={`badge badge-conn-${state}`} data-testid="ws-state" data-state={state}>
       {t(`connection.${state}`)}
-      {state === 'reconnecting' && retryInMs !== null && ` ${t('connection.retryIn', { seconds: (retryInMs / 1000).toFixed(1) })}`}
+      {state === 'reconnecting' &&
+        retryInMs !== null &&
+        ` ${t('connection.retryIn', { seconds: (retryInMs / 1000).toFixed(1) })}`}
     </span>
   );
 }

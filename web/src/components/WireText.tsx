@@ -44,11 +44,7 @@ export function WireText({ text }: { text: string }) {
   flush();
   if (trailing > 0) {
     parts.push(
-      <span
-        key="trailing"
-        className="trailing"
-        title={t('wire.trailing', { count: trailing })}
-      >
+      <span key="trailing" className="trailing" title={t('wire.trailing', { count: trailing })}>
         {' '.repeat(trailing)}
       </span>,
     );

@@ -23,7 +23,10 @@ export function MatchDetail({ id }: { id: string }) {
   const { t } = useTranslation();
   // A running (or just ended) match is followed: its last lines may still be on the way to the store.
   const [follow, setFollow] = useState(true);
-  const match = usePolling<Detail>(`/api/matches/${encodeURIComponent(id)}?wire=0`, follow ? FOLLOW_MS : null);
+  const match = usePolling<Detail>(
+    `/api/matches/${encodeURIComponent(id)}?wire=0`,
+    follow ? FOLLOW_MS : null,
+  );
   const m = match.data;
   const settled =
     (m === null && match.error !== null) ||
@@ -169,7 +172,17 @@ function Events({ match }: { match: Detail }) {
   );
 }
 
-function Wire({ id, total, startedAt, follow }: { id: string; total: number; startedAt: number; follow: boolean }) {
+function Wire({
+  id,
+  total,
+  startedAt,
+  follow,
+}: {
+  id: string;
+  total: number;
+  startedAt: number;
+  follow: boolean;
+}) {
   const { t } = useTranslation();
   const [conn, setConn] = useState('');
   const [offset, setOffset] = useState(0);
@@ -180,7 +193,8 @@ function Wire({ id, total, startedAt, follow }: { id: string; total: number; sta
   const [conns, setConns] = useState<WirePage['conns']>([]);
   const loaded = page.data;
   // The connection list stays while the next page loads.
-  if (loaded && loaded.conns !== conns && JSON.stringify(loaded.conns) !== JSON.stringify(conns)) setConns(loaded.conns);
+  if (loaded && loaded.conns !== conns && JSON.stringify(loaded.conns) !== JSON.stringify(conns))
+    setConns(loaded.conns);
   const lines = loaded?.lines ?? [];
   const shownTotal = loaded?.total ?? (conn === '' ? total : 0);
   return (

@@ -67,7 +67,12 @@ export function Matches({ filters }: { filters: MatchFilters }) {
       ({ items, total }) => setListing({ items: items as MatchRecord[], total, loading: false, error: null }),
       (err: unknown) => {
         if (controller.signal.aborted) return;
-        setListing({ items: [], total: null, loading: false, error: err instanceof Error ? err.message : String(err) });
+        setListing({
+          items: [],
+          total: null,
+          loading: false,
+          error: err instanceof Error ? err.message : String(err),
+        });
       },
     );
     return () => controller.abort();
@@ -86,7 +91,11 @@ export function Matches({ filters }: { filters: MatchFilters }) {
       <form className="filters" onSubmit={(e) => e.preventDefault()}>
         <label>
           {t('matches.game')}{' '}
-          <select value={filters.game} data-testid="matches-game-filter" onChange={(e) => go({ game: e.target.value, hour: null })}>
+          <select
+            value={filters.game}
+            data-testid="matches-game-filter"
+            onChange={(e) => go({ game: e.target.value, hour: null })}
+          >
             <option value="">{t('matches.allGames')}</option>
             {gameNames.map((g) => (
               <option key={g} value={g}>
@@ -97,7 +106,11 @@ export function Matches({ filters }: { filters: MatchFilters }) {
         </label>
         <label>
           {t('matches.status')}{' '}
-          <select value={filters.status} data-testid="matches-status-filter" onChange={(e) => go({ status: e.target.value })}>
+          <select
+            value={filters.status}
+            data-testid="matches-status-filter"
+            onChange={(e) => go({ status: e.target.value })}
+          >
             <option value="finished">{t('status.finished')}</option>
             <option value="aborted">{t('status.aborted')}</option>
             <option value="running">{t('status.running')}</option>
@@ -118,7 +131,11 @@ export function Matches({ filters }: { filters: MatchFilters }) {
       {grouped && <HourGroups filters={filters} />}
       {filters.hour !== null && (
         <p data-testid="matches-hour">
-          {t('matches.hourRange', { game: filters.game, from: formatTime(filters.hour), to: formatTime(filters.hour + HOUR) })}{' '}
+          {t('matches.hourRange', {
+            game: filters.game,
+            from: formatTime(filters.hour),
+            to: formatTime(filters.hour + HOUR),
+          })}{' '}
           <a href={href.matches({ ...filters, hour: null, page: 1 })}>{t('matches.allHours')}</a>
         </p>
       )}
@@ -130,7 +147,8 @@ export function Matches({ filters }: { filters: MatchFilters }) {
       <div className="panel">
         {filters.game === '' && (
           <h2>
-            {t('matches.otherGames')} <span className="muted">{t('matches.groupedNote', { game: GROUPED })}</span>
+            {t('matches.otherGames')}{' '}
+            <span className="muted">{t('matches.groupedNote', { game: GROUPED })}</span>
           </h2>
         )}
         <div className="table-scroll">
@@ -160,7 +178,9 @@ export function Matches({ filters }: { filters: MatchFilters }) {
                     </td>
                     <td>{m.game}</td>
                     <td>{formatTime(m.startedAt)}</td>
-                    <td className="num">{formatDuration(m.endedAt === null ? null : m.endedAt - m.startedAt)}</td>
+                    <td className="num">
+                      {formatDuration(m.endedAt === null ? null : m.endedAt - m.startedAt)}
+                    </td>
                     <td>
                       <StatusBadge status={m.status} />
                     </td>
@@ -171,7 +191,9 @@ export function Matches({ filters }: { filters: MatchFilters }) {
                     <td data-testid="match-score">
                       <ScoreText summary={summary} />
                     </td>
-                    <td data-testid="match-reason">{summary.reason === null ? '–' : <code>{summary.reason}</code>}</td>
+                    <td data-testid="match-reason">
+                      {summary.reason === null ? '–' : <code>{summary.reason}</code>}
+                    </td>
                   </tr>
                 );
               })}
@@ -187,7 +209,9 @@ export function Matches({ filters }: { filters: MatchFilters }) {
             </a>
           )}
           <span data-testid="matches-page">
-            {pages === null ? t('matches.page', { page: filters.page }) : t('matches.pageOf', { page: filters.page, pages })}
+            {pages === null
+              ? t('matches.page', { page: filters.page })
+              : t('matches.pageOf', { page: filters.page, pages })}
             {listing.total !== null && ` ${t('matches.total', { count: listing.total })}`}
           </span>
           {pages !== null && filters.page < pages && (

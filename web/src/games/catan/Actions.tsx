@@ -20,7 +20,6 @@ export interface ActionsProps {
   nameOf: (id: number) => string;
 }
 
-
 export function Actions({ legal, mode, setMode, hex, act, disabled, nameOf }: ActionsProps) {
   const { t } = useTranslation();
   const has = (type: Action['type']) => legal.actions.some((a) => a.type === type);
@@ -112,7 +111,9 @@ export function Actions({ legal, mode, setMode, hex, act, disabled, nameOf }: Ac
               onClick={() => act(a)}
               data-testid={a.victim === undefined ? 'catan-victim-none' : `catan-victim-${a.victim}`}
             >
-              {a.victim === undefined ? t('catan.actions.stealNobody') : t('catan.actions.stealFrom', { who: nameOf(a.victim) })}
+              {a.victim === undefined
+                ? t('catan.actions.stealNobody')
+                : t('catan.actions.stealFrom', { who: nameOf(a.victim) })}
             </button>
           ))}
         </div>

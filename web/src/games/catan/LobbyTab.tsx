@@ -65,13 +65,17 @@ export function LobbyTab({ snapshot, onPlay }: { snapshot: CatanSnapshot | null;
                             {p.name ?? <span className="muted">{t('catan.lobby.noName')}</span>}{' '}
                             <span className="badge">{p.kind}</span>{' '}
                             <span className={p.status === 'Wartet auf Spielbeginn' ? 'catan-ready' : 'muted'}>
-                              {p.status === 'Wartet auf Spielbeginn' ? t('catan.lobby.ready') : t('catan.lobby.notReady')}
+                              {p.status === 'Wartet auf Spielbeginn'
+                                ? t('catan.lobby.ready')
+                                : t('catan.lobby.notReady')}
                             </span>
                           </li>
                         ))}
                       </ul>
                       {l.botFillAt !== null && (
-                        <span className="muted">{t('catan.lobby.aiFillsAt', { time: formatTime(l.botFillAt) })}</span>
+                        <span className="muted">
+                          {t('catan.lobby.aiFillsAt', { time: formatTime(l.botFillAt) })}
+                        </span>
                       )}
                     </td>
                     <td>{formatTime(l.createdAt)}</td>
@@ -82,10 +86,8 @@ export function LobbyTab({ snapshot, onPlay }: { snapshot: CatanSnapshot | null;
                           disabled={busy}
                           data-testid={`catan-fill-${l.id}`}
                           onClick={() =>
-                            void call(
-                              '/api/catan/lobbies/fill',
-                              { lobby: l.id, size: 4 },
-                              (a) => t('catan.lobby.aiJoined', { count: Number(a.added), lobby: String(a.lobby) }),
+                            void call('/api/catan/lobbies/fill', { lobby: l.id, size: 4 }, (a) =>
+                              t('catan.lobby.aiJoined', { count: Number(a.added), lobby: String(a.lobby) }),
                             )
                           }
                         >
@@ -104,7 +106,9 @@ export function LobbyTab({ snapshot, onPlay }: { snapshot: CatanSnapshot | null;
               disabled={busy}
               data-testid="catan-new-ai-game"
               onClick={() =>
-                void call('/api/catan/games', { players: 4 }, (a) => t('catan.lobby.started', { id: String(a.id) }))
+                void call('/api/catan/games', { players: 4 }, (a) =>
+                  t('catan.lobby.started', { id: String(a.id) }),
+                )
               }
             >
               {t('catan.lobby.start4')}
@@ -113,7 +117,9 @@ export function LobbyTab({ snapshot, onPlay }: { snapshot: CatanSnapshot | null;
               type="button"
               disabled={busy}
               onClick={() =>
-                void call('/api/catan/games', { players: 3 }, (a) => t('catan.lobby.started', { id: String(a.id) }))
+                void call('/api/catan/games', { players: 3 }, (a) =>
+                  t('catan.lobby.started', { id: String(a.id) }),
+                )
               }
             >
               {t('catan.lobby.of3')}
@@ -141,7 +147,11 @@ export function LobbyTab({ snapshot, onPlay }: { snapshot: CatanSnapshot | null;
               components={{ port: <code data-testid="catan-port" /> }}
             />
           </p>
-          <Command args={catanBotArgs(snapshot?.port ?? 6000)} className="catan-command" testId="catan-command" />
+          <Command
+            args={catanBotArgs(snapshot?.port ?? 6000)}
+            className="catan-command"
+            testId="catan-command"
+          />
           <p>
             <Trans i18nKey="catan.lobby.howJoin" components={{ code: <code />, em: <em /> }} />
           </p>

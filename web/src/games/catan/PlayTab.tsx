@@ -93,14 +93,21 @@ function SeatView({ seat, play }: { seat: Seat; play: Play }) {
       </div>
       {showFehler && (
         <div className="panel catan-fehler" role="alert" data-testid="catan-fehler">
-          <strong>{t('catan.play.serverSaidNo')}</strong> <span data-testid="catan-fehler-last">{showFehler.text}</span>
+          <strong>{t('catan.play.serverSaidNo')}</strong>{' '}
+          <span data-testid="catan-fehler-last">{showFehler.text}</span>
           {showFehler.sent !== null && (
             <span className="muted">
               {' '}
-              <Trans i18nKey="catan.play.to" values={{ sent: showFehler.sent }} components={{ code: <code /> }} />
+              <Trans
+                i18nKey="catan.play.to"
+                values={{ sent: showFehler.sent }}
+                components={{ code: <code /> }}
+              />
             </span>
           )}
-          {fehler.length > 1 && <span className="muted"> · {t('catan.play.soFar', { count: fehler.length })}</span>}
+          {fehler.length > 1 && (
+            <span className="muted"> · {t('catan.play.soFar', { count: fehler.length })}</span>
+          )}
         </div>
       )}
       {notices.length > 0 && (
@@ -130,7 +137,9 @@ function Result({ state }: { state: CatanPlayState }) {
       data-winner={winner ?? ''}
       data-won={String(won)}
     >
-      <strong>{won ? t('catan.play.youWon') : winner !== null ? t('catan.play.isOver') : t('catan.play.ended')}</strong>{' '}
+      <strong>
+        {won ? t('catan.play.youWon') : winner !== null ? t('catan.play.isOver') : t('catan.play.ended')}
+      </strong>{' '}
       {state.ended}
     </div>
   );
@@ -257,7 +266,9 @@ function Game({
         </div>
         {state.legal && state.phase === 'game' && (
           <div className="panel">
-            <h2>{ready && ACTING.has(me?.status ?? '') ? t('catan.play.yourMove') : t('catan.play.actions')}</h2>
+            <h2>
+              {ready && ACTING.has(me?.status ?? '') ? t('catan.play.yourMove') : t('catan.play.actions')}
+            </h2>
             {state.legal.discard ? (
               <Discard key={key} legal={state.legal} act={play.act} disabled={disabled} />
             ) : (

@@ -89,7 +89,9 @@ export function PlayersTable({
               <td>
                 <ColourChip colour={p.colour} /> {p.name ?? `#${p.id}`}
                 {p.id === me && <span className="muted"> {t('catan.players.you')}</span>}
-                {p.id === winner && <span className="badge badge-finished"> {t('catan.players.winner')}</span>}
+                {p.id === winner && (
+                  <span className="badge badge-finished"> {t('catan.players.winner')}</span>
+                )}
                 {p.id === longestRoad && (
                   <span className="badge catan-award" title={t('catan.players.longestRoadTitle')}>
                     {t('catan.players.roadAward')}

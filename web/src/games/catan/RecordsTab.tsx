@@ -18,7 +18,8 @@ import { ColourChip, GameLog, PlayersTable, namesOf } from './Players.js';
  */
 
 export function resultText(r: CatanResultRow, t: TFunction): string {
-  if (r.winner !== null) return t('catan.records.won', { who: r.players.find((p) => p.id === r.winner)?.name ?? `#${r.winner}` });
+  if (r.winner !== null)
+    return t('catan.records.won', { who: r.players.find((p) => p.id === r.winner)?.name ?? `#${r.winner}` });
   return t('catan.records.aborted', { reason: r.reason });
 }
 
@@ -179,7 +180,8 @@ function Record({ id }: { id: string }) {
         )}
         <div className="panel">
           <h2>
-            {t('catan.log.title')} <span className="muted">{t('catan.records.publicMessages', { count: r.lines.length })}</span>
+            {t('catan.log.title')}{' '}
+            <span className="muted">{t('catan.records.publicMessages', { count: r.lines.length })}</span>
           </h2>
           <GameLog lines={r.lines} nameOf={nameOf} testId="catan-record-log" max={5000} />
         </div>

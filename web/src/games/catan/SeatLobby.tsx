@@ -49,9 +49,7 @@ export function Join({ play }: { play: Play }) {
             {t('catan.seat.join')}
           </button>
         </div>
-        <p className="muted">
-          {t('catan.seat.joinNote')}
-        </p>
+        <p className="muted">{t('catan.seat.joinNote')}</p>
       </div>
       <div className="panel">
         <h2>{t('catan.seat.how')}</h2>
@@ -76,7 +74,8 @@ export function Lobby({ state, play, pending }: { state: CatanPlayState; play: P
       <ul className="plain">
         {players.map((p) => (
           <li key={p.id} data-testid="catan-lobby-member">
-            <ColourChip colour={p.colour} /> {p.name ?? <span className="muted">{t('catan.seat.choosing')}</span>}{' '}
+            <ColourChip colour={p.colour} />{' '}
+            {p.name ?? <span className="muted">{t('catan.seat.choosing')}</span>}{' '}
             {p.id === state.me && <span className="muted">{t('catan.players.you')}</span>}{' '}
             <span className={p.status === 'Wartet auf Spielbeginn' ? 'catan-ready' : 'muted'}>
               {p.status === 'Wartet auf Spielbeginn' ? t('catan.lobby.ready') : t('catan.lobby.notReady')}
@@ -131,9 +130,7 @@ export function Lobby({ state, play, pending }: { state: CatanPlayState; play: P
           </button>
         )}
       </div>
-      <p className="muted">
-        {started ? t('catan.seat.youAreReady') : t('catan.seat.chooseColour')}
-      </p>
+      <p className="muted">{started ? t('catan.seat.youAreReady') : t('catan.seat.chooseColour')}</p>
     </div>
   );
 }

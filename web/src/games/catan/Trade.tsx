@@ -153,7 +153,10 @@ export function OfferTrade({
           setGet(ZERO);
         }}
       >
-        {t('catan.trade.offerButton', { give: countsText(nonZero(give), t), get: countsText(nonZero(get), t) })}
+        {t('catan.trade.offerButton', {
+          give: countsText(nonZero(give), t),
+          get: countsText(nonZero(get), t),
+        })}
       </button>
     </div>
   );
@@ -231,7 +234,10 @@ export function Offers({
         {trades.map((trade) => (
           <li key={trade.id} data-testid="catan-offer-row" data-trade={trade.id}>
             {trade.player === me
-              ? t('catan.trade.youOffer', { offer: countsText(trade.offer, t), request: countsText(trade.request, t) })
+              ? t('catan.trade.youOffer', {
+                  offer: countsText(trade.offer, t),
+                  request: countsText(trade.request, t),
+                })
               : t('catan.watch.offer', {
                   who: nameOf(trade.player),
                   offer: countsText(trade.offer, t),
@@ -242,7 +248,9 @@ export function Offers({
                 {' '}
                 ·{' '}
                 {t('catan.trade.acceptedBy', {
-                  names: trade.acceptedBy.map((id) => (id === me ? t('catan.trade.you') : nameOf(id))).join(', '),
+                  names: trade.acceptedBy
+                    .map((id) => (id === me ? t('catan.trade.you') : nameOf(id)))
+                    .join(', '),
                 })}
               </span>
             )}{' '}

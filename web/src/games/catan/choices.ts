@@ -11,7 +11,6 @@ import type { Spots } from './Board.js';
 
 export const RESOURCE_LIST: readonly Resource[] = ['Holz', 'Lehm', 'Wolle', 'Getreide', 'Erz'];
 
-
 /** `default`: builds and robber moves; `knight`: where to send the robber with a Ritter; `roads`: the two roads of Strassenbau. */
 export type Mode =
   | { readonly kind: 'default' }
@@ -78,7 +77,9 @@ export function roadPair(legal: LegalActions | null, a: string, b: string): Road
 
 /** `2 Holz, 1 Erz` (resource names are protocol words, marked as terms in English). */
 export function countsText(c: ResourceCounts, t: TFunction): string {
-  const parts = RESOURCE_LIST.filter((r) => (c[r] ?? 0) > 0).map((r) => `${c[r] ?? 0} ${t('catan.term', { term: r })}`);
+  const parts = RESOURCE_LIST.filter((r) => (c[r] ?? 0) > 0).map(
+    (r) => `${c[r] ?? 0} ${t('catan.term', { term: r })}`,
+  );
   return parts.length === 0 ? t('catan.log.nothing') : parts.join(', ');
 }
 

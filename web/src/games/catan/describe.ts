@@ -39,7 +39,8 @@ export function describeLine(line: string, nameOf: (id: number) => string, t: TF
   const [type] = Object.keys(parsed);
   if (type === undefined) return null;
   const body = parsed[type];
-  if (type === 'Fehler' && isObj(body)) return { text: t('catan.log.error', { message: str(body.Meldung) }), kind: 'error' };
+  if (type === 'Fehler' && isObj(body))
+    return { text: t('catan.log.error', { message: str(body.Meldung) }), kind: 'error' };
   if (!isObj(body)) return null;
   const who = (key = 'Spieler'): string => {
     const id = num(body[key]);
@@ -53,14 +54,24 @@ export function describeLine(line: string, nameOf: (id: number) => string, t: TF
     case 'Wuerfelwurf': {
       const dice = Array.isArray(body.Wurf) ? (body.Wurf as unknown[]).map((d) => num(d) ?? 0) : [];
       return {
-        text: t('catan.log.rolled', { who: who(), dice: dice.join(' + '), sum: dice.reduce((a, b) => a + b, 0) }),
+        text: t('catan.log.rolled', {
+          who: who(),
+          dice: dice.join(' + '),
+          sum: dice.reduce((a, b) => a + b, 0),
+        }),
         kind: 'roll',
       };
     }
     case 'Ertrag':
-      return { text: t('catan.log.gets', { who: who(), cards: cardsText(body.Rohstoffe, t) }), kind: 'cards' };
+      return {
+        text: t('catan.log.gets', { who: who(), cards: cardsText(body.Rohstoffe, t) }),
+        kind: 'cards',
+      };
     case 'Kosten':
-      return { text: t('catan.log.givesUp', { who: who(), cards: cardsText(body.Rohstoffe, t) }), kind: 'cards' };
+      return {
+        text: t('catan.log.givesUp', { who: who(), cards: cardsText(body.Rohstoffe, t) }),
+        kind: 'cards',
+      };
     case 'Raeuber versetzt':
       return {
         text:
@@ -84,14 +95,19 @@ export function describeLine(line: string, nameOf: (id: number) => string, t: TF
     case 'Entwicklungskarte gekauft': {
       const card = str(body.Entwicklungskarte);
       return {
-        text: card === 'Unbekannt' ? t('catan.log.boughtCard', { who: who() }) : t('catan.log.boughtThisCard', { who: who(), card }),
+        text:
+          card === 'Unbekannt'
+            ? t('catan.log.boughtCard', { who: who() })
+            : t('catan.log.boughtThisCard', { who: who(), card }),
         kind: 'card',
       };
     }
     case 'Laengste Handelsstrasse':
       return {
         text:
-          num(body.Spieler) === null ? t('catan.log.noLongestRoad') : t('catan.log.longestRoad', { who: who() }),
+          num(body.Spieler) === null
+            ? t('catan.log.noLongestRoad')
+            : t('catan.log.longestRoad', { who: who() }),
         kind: 'award',
       };
     case 'Groesste Rittermacht':
@@ -107,14 +123,24 @@ export function describeLine(line: string, nameOf: (id: number) => string, t: TF
         kind: 'trade',
       };
     case 'Handelsangebot angenommen':
-      return { text: t('catan.log.accepts', { who: who(), id: String(num(body['Handel id'])) }), kind: 'trade' };
+      return {
+        text: t('catan.log.accepts', { who: who(), id: String(num(body['Handel id'])) }),
+        kind: 'trade',
+      };
     case 'Handel ausgefuehrt':
       return {
-        text: t('catan.log.traded', { who: who(), other: who('Mitspieler'), id: String(num(body['Handel id'])) }),
+        text: t('catan.log.traded', {
+          who: who(),
+          other: who('Mitspieler'),
+          id: String(num(body['Handel id'])),
+        }),
         kind: 'trade',
       };
     case 'Handelsangebot abgebrochen':
-      return { text: t('catan.log.withdraws', { who: who(), id: String(num(body['Handel id'])) }), kind: 'trade' };
+      return {
+        text: t('catan.log.withdraws', { who: who(), id: String(num(body['Handel id'])) }),
+        kind: 'trade',
+      };
     case 'Ritter ausspielen':
       return {
         text:
@@ -134,7 +160,10 @@ export function describeLine(line: string, nameOf: (id: number) => string, t: TF
     case 'Monopol':
       return { text: t('catan.log.monopoly', { who: who(), resource: str(body.Rohstoff) }), kind: 'card' };
     case 'Erfindung':
-      return { text: t('catan.log.invention', { who: who(), cards: cardsText(body.Rohstoffe, t) }), kind: 'card' };
+      return {
+        text: t('catan.log.invention', { who: who(), cards: cardsText(body.Rohstoffe, t) }),
+        kind: 'card',
+      };
     case 'Chatnachricht':
       return {
         text: `${num(body.Absender) === null ? t('catan.log.server') : who('Absender')}: ${str(body.Nachricht)}`,
@@ -144,7 +173,10 @@ export function describeLine(line: string, nameOf: (id: number) => string, t: TF
       const p = isObj(body.Spieler) ? body.Spieler : {};
       const id = num(p.id);
       return str(p.Status) === 'Verbindung verloren'
-        ? { text: t('catan.log.lostConnection', { who: id === null ? t('catan.log.someone') : nameOf(id) }), kind: 'end' }
+        ? {
+            text: t('catan.log.lostConnection', { who: id === null ? t('catan.log.someone') : nameOf(id) }),
+            kind: 'end',
+          }
         : null;
     }
     default:

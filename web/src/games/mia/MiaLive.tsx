@@ -94,7 +94,8 @@ function CurrentRound({ round }: { round: MiaRoundRow | null }) {
       )}
       {round.actual !== null && (
         <p>
-          {t('mia.actualDice')} <Dice dice={round.actual} /> <code data-testid="mia-actual">{round.actual}</code>
+          {t('mia.actualDice')} <Dice dice={round.actual} />{' '}
+          <code data-testid="mia-actual">{round.actual}</code>
         </p>
       )}
       {round.losers.length > 0 && (
@@ -238,7 +239,9 @@ function RecentRounds({ rounds }: { rounds: MiaRoundRow[] }) {
                 <td>
                   <code>{r.reason ?? '–'}</code>
                 </td>
-                <td>{r.matchId !== null ? <a href={href.match(r.matchId)}>{t('common.details')}</a> : '–'}</td>
+                <td>
+                  {r.matchId !== null ? <a href={href.match(r.matchId)}>{t('common.details')}</a> : '–'}
+                </td>
               </tr>
             ))}
           </tbody>
