@@ -290,10 +290,15 @@ describe('Catan in a browser', () => {
 
     // Its record on the finished-games tab: the final board, replayed through the rules.
     await page.getByTestId('catan-tab-records').click();
+    // The record opens below the list; the window goes to its board.
+    await page.setViewportSize({ width: 1280, height: 500 });
     await page.getByTestId(`catan-record-${match.id}`).click();
     await expect
       .poll(() => page.getByTestId('catan-record-check').textContent())
       .toBe('replays through the rules');
+    await expect.poll(async () => (await page.getByTestId('catan-record').boundingBox())?.y ?? -1).toBeGreaterThanOrEqual(0);
+    expect((await page.getByTestId('catan-record').boundingBox())?.y).toBeLessThan(50);
+    await page.setViewportSize({ width: 1280, height: 1200 });
     expect(
       Number(await page.getByTestId('catan-record-board').getAttribute('data-buildings')),
     ).toBeGreaterThan(8);
