@@ -85,6 +85,24 @@ describe('the dashboard at 390 px', () => {
     },
   );
 
+  it.each(['#/catan', '#/dame', '#/connect4'])(
+    'has no horizontal overflow on any tab of %s',
+    async (hash) => {
+      await open(hash);
+      const tabs = page.getByRole('tab');
+      for (let i = 0; i < (await tabs.count()); i++) {
+        await tabs.nth(i).click();
+        await page.waitForTimeout(300);
+        const name = `${hash.slice(2)}-tab-${i}`;
+        await page.screenshot({ path: join(SHOTS, `phone-${name}.png`), fullPage: true });
+        expect({ tab: name, width: await scrollWidth() }).toEqual({
+          tab: name,
+          width: Math.min(await scrollWidth(), WIDTH),
+        });
+      }
+    },
+  );
+
   it('folds the menu behind a button', async () => {
     await open('#/');
     const button = page.getByTestId('menu-button');
