@@ -1,4 +1,5 @@
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { launchChromium } from './browser.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config.js';
 import type { GameServer } from '../../src/core/game-server.js';
 import { silentLogger } from '../../src/core/log.js';
@@ -64,16 +65,7 @@ export async function openAllGames(store: RecordStore): Promise<AllGamesRig> {
       }),
     });
     const base = `http://127.0.0.1:${(await web.start()).port}`;
-    const b = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    const b = await launchChromium();
     browser = b;
     return {
       base,

@@ -19,6 +19,14 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 /** Where the tests save their screenshots. */
 export const SHOTS = join(ROOT, 'test-results');
 
+/** Debian's headless Chromium, kept off the network beyond what a page asks for. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
+  });
+}
+
 export interface BrowserRig {
   readonly base: string;
   readonly page: Page;
@@ -54,10 +62,7 @@ export async function openDashboard(o: {
       routes: register ? [(app) => register(app, o.server, { settings: DEFAULT_SETTINGS, log: silentLogger, store: o.store })] : [],
     });
     const base = `http://127.0.0.1:${(await web.start()).port}`;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage({ viewport: o.viewport ?? { width: 1280, height: 1200 } });
     page.setDefaultTimeout(15_000);
     const pageErrors: string[] = [];

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { join } from 'node:path';
 import { silentLogger } from '../../src/core/log.js';
 import { RecordStore } from '../../src/core/records.js';
 import { createWebServer, type WebServer } from '../../src/web/server.js';
-import { ROOT, SHOTS } from './browser.js';
+import { launchChromium, ROOT, SHOTS } from './browser.js';
 import { fakeMia, T0 } from './fixtures.js';
 
 /**
@@ -156,16 +156,7 @@ describe('the Matches page', () => {
       staticDir: process.env.DASHBOARD_DIST ?? join(ROOT, 'web', 'dist'),
     });
     base = `http://127.0.0.1:${(await web.start()).port}`;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
     page.setDefaultTimeout(10_000);
     page.on('pageerror', (err) => pageErrors.push(err.message));

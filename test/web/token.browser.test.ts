@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
@@ -9,7 +9,7 @@ import { Connect4Engine } from '../../src/games/connect4/engine.js';
 import { Connect4Hub } from '../../src/games/connect4/hub.js';
 import { connect4 } from '../../src/games/connect4/index.js';
 import { createWebServer, type WebServer } from '../../src/web/server.js';
-import { ROOT } from './browser.js';
+import { launchChromium, ROOT } from './browser.js';
 
 /**
  * The dashboard of an exposed server (issue 15) in headless Chromium: opened with the `?token=…`
@@ -43,10 +43,7 @@ describe('the dashboard token in a browser', () => {
       token: TOKEN,
     });
     base = `http://127.0.0.1:${(await web.start()).port}`;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
