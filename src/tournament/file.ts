@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { LineCounter, isMap, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { z } from 'zod';
 
 /**
@@ -88,7 +88,11 @@ const entrantSchema = z.strictObject({
   command: z.string().min(1).optional(),
   cwd: z.string().min(1).optional(),
   limits: z
-    .strictObject({ cpuSeconds: positive.optional(), memoryMb: positive.optional(), wallSeconds: positive.optional() })
+    .strictObject({
+      cpuSeconds: positive.optional(),
+      memoryMb: positive.optional(),
+      wallSeconds: positive.optional(),
+    })
     .optional(),
 });
 
@@ -188,30 +192,42 @@ function checkSemantics(raw: RawFile): Problem[] {
   const { game, format } = raw;
   const allowed = FORMATS_BY_GAME[game];
   if (!allowed.includes(format)) {
-    problems.push({ path: ['format'], message: `${game} cannot be played as ${format} (allowed: ${allowed.join(', ')})` });
+    problems.push({
+      path: ['format'],
+      message: `${game} cannot be played as ${format} (allowed: ${allowed.join(', ')})`,
+    });
   }
   const seen = new Map<string, number>();
   raw.entrants.forEach((e, i) => {
     const first = seen.get(e.name);
-    if (first !== undefined) problems.push({ path: ['entrants', i, 'name'], message: `duplicate name ${e.name} (also entrants[${first}])` });
+    if (first !== undefined)
+      problems.push({
+        path: ['entrants', i, 'name'],
+        message: `duplicate name ${e.name} (also entrants[${first}])`,
+      });
     else seen.set(e.name, i);
     if ((e.bot === undefined) === (e.command === undefined)) {
       problems.push({ path: ['entrants', i], message: 'needs exactly one of bot or command' });
     }
     if (e.bot !== undefined) {
       for (const key of ['cwd', 'limits'] as const) {
-        if (e[key] !== undefined) problems.push({ path: ['entrants', i, key], message: `only for a command entrant` });
+        if (e[key] !== undefined)
+          problems.push({ path: ['entrants', i, key], message: `only for a command entrant` });
       }
     }
     if (e.command !== undefined) {
-      if (e.options !== undefined) problems.push({ path: ['entrants', i, 'options'], message: 'only for a bot entrant' });
+      if (e.options !== undefined)
+        problems.push({ path: ['entrants', i, 'options'], message: 'only for a bot entrant' });
       const split = splitCommandLine(e.command);
       if (!split.ok) problems.push({ path: ['entrants', i, 'command'], message: split.message });
       const known = PLACEHOLDERS[game];
       for (const p of placeholdersIn(e.command)) {
         if (!known.includes(p)) {
           const list = known.map((k) => `{${k}}`).join(' ');
-          problems.push({ path: ['entrants', i, 'command'], message: `unknown placeholder {${p}} for ${game} (allowed: ${list})` });
+          problems.push({
+            path: ['entrants', i, 'command'],
+            message: `unknown placeholder {${p}} for ${game} (allowed: ${list})`,
+          });
         }
       }
     }
@@ -220,10 +236,14 @@ function checkSemantics(raw: RawFile): Problem[] {
   if (raw.gamesPerPairing !== undefined) {
     if (!twoPlayer) problems.push({ path: ['gamesPerPairing'], message: `not used by ${format}` });
     else if (raw.gamesPerPairing % 2 !== 0) {
-      problems.push({ path: ['gamesPerPairing'], message: 'must be even: every seed is played from both sides' });
+      problems.push({
+        path: ['gamesPerPairing'],
+        message: 'must be even: every seed is played from both sides',
+      });
     }
   }
-  if (raw.rounds !== undefined && format === 'round-robin') problems.push({ path: ['rounds'], message: 'not used by round-robin' });
+  if (raw.rounds !== undefined && format === 'round-robin')
+    problems.push({ path: ['rounds'], message: 'not used by round-robin' });
   const range = TABLE_SIZE[game];
   if (raw.tableSize !== undefined) {
     if (range === undefined) problems.push({ path: ['tableSize'], message: `${game} is a 2-player game` });
@@ -244,10 +264,17 @@ function toSpec(raw: RawFile, cores: number): TournamentSpec {
   const entrants: Entrant[] = raw.entrants.map((e) =>
     e.bot !== undefined
       ? { name: e.name, kind: 'bot', bot: e.bot, options: e.options ?? {} }
-      : { name: e.name, kind: 'command', command: e.command ?? '', ...(e.cwd === undefined ? {} : { cwd: e.cwd }), limits: e.limits ?? {} },
+      : {
+          name: e.name,
+          kind: 'command',
+          command: e.command ?? '',
+          ...(e.cwd === undefined ? {} : { cwd: e.cwd }),
+          limits: e.limits ?? {},
+        },
   );
   const defaultTable = raw.game === 'catan' ? Math.min(4, n) : raw.game === 'mia' ? Math.min(4, n) : 2;
-  const defaultRounds = raw.format === 'swiss' ? Math.max(1, Math.ceil(Math.log2(n))) : raw.format === 'round-robin' ? 1 : n;
+  const defaultRounds =
+    raw.format === 'swiss' ? Math.max(1, Math.ceil(Math.log2(n))) : raw.format === 'round-robin' ? 1 : n;
   return {
     name: raw.name,
     game: raw.game,
@@ -269,7 +296,11 @@ function pathText(path: readonly PropertyKey[]): string {
 }
 
 /** The deepest node of the document that exists along the path, for its position. */
-function locate(doc: Document, counter: LineCounter, path: readonly PropertyKey[]): { line: number; column: number } {
+function locate(
+  doc: Document,
+  counter: LineCounter,
+  path: readonly PropertyKey[],
+): { line: number; column: number } {
   for (let depth = path.length; depth >= 0; depth--) {
     const keys = path.slice(0, depth) as (string | number)[];
     const node = (depth === 0 ? doc.contents : doc.getIn(keys, true)) as YamlNode | null | undefined;
@@ -298,11 +329,17 @@ export function parseTournament(text: string, options: ParseOptions = {}): Parse
       ok: false,
       errors: doc.errors.map((e) => {
         const pos = e.linePos?.[0] ?? { line: 1, col: 1 };
-        return { file, line: pos.line, column: pos.col, path: '', message: e.message.split('\n')[0] ?? e.message };
+        return {
+          file,
+          line: pos.line,
+          column: pos.col,
+          path: '',
+          message: e.message.split('\n')[0] ?? e.message,
+        };
       }),
     };
   }
-  if (!isMap(doc.contents) && !isSeq(doc.contents) && doc.contents === null) {
+  if (doc.contents === null) {
     return { ok: false, errors: [{ file, line: 1, column: 1, path: '', message: 'empty tournament file' }] };
   }
   let data: unknown;
@@ -310,20 +347,29 @@ export function parseTournament(text: string, options: ParseOptions = {}): Parse
     data = doc.toJS({ maxAliasCount: 100 });
   } catch (e) {
     // e.g. an alias to an anchor that is never set
-    return { ok: false, errors: [{ file, line: 1, column: 1, path: '', message: e instanceof Error ? e.message : String(e) }] };
+    return {
+      ok: false,
+      errors: [{ file, line: 1, column: 1, path: '', message: e instanceof Error ? e.message : String(e) }],
+    };
   }
   const parsed = fileSchema.safeParse(data);
   const problems: Problem[] = parsed.success
     ? checkSemantics(parsed.data)
     : parsed.error.issues.flatMap((i): Problem[] => {
         const path = i.path as (string | number)[];
-        if (i.code === 'unrecognized_keys') return i.keys.map((k) => ({ path: [...path, k], message: 'unknown key' }));
+        if (i.code === 'unrecognized_keys')
+          return i.keys.map((k) => ({ path: [...path, k], message: 'unknown key' }));
         return [{ path, message: i.message }];
       });
   if (problems.length > 0) {
     return {
       ok: false,
-      errors: problems.map((p) => ({ file, ...locate(doc, counter, p.path), path: pathText(p.path), message: p.message })),
+      errors: problems.map((p) => ({
+        file,
+        ...locate(doc, counter, p.path),
+        path: pathText(p.path),
+        message: p.message,
+      })),
     };
   }
   return { ok: true, spec: toSpec(parsed.data as RawFile, options.cores ?? availableParallelism()) };

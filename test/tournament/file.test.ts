@@ -42,7 +42,16 @@ entrants:
 describe('parseTournament', () => {
   it('reads a valid YAML file into a spec with defaults', () => {
     const s = spec(parseTournament(DAME, { cores: 4 }));
-    expect(s).toMatchObject({ name: 'Kurs Dame', game: 'dame', format: 'round-robin', gamesPerPairing: 4, moveTime: 1, seed: 42, parallel: 3, tableSize: 2 });
+    expect(s).toMatchObject({
+      name: 'Kurs Dame',
+      game: 'dame',
+      format: 'round-robin',
+      gamesPerPairing: 4,
+      moveTime: 1,
+      seed: 42,
+      parallel: 3,
+      tableSize: 2,
+    });
     expect(s.entrants[0]).toEqual({ name: 'engine', kind: 'bot', bot: 'engine', options: { depth: 6 } });
     expect(s.entrants[1]).toEqual({ name: 'greedy', kind: 'bot', bot: 'greedy', options: {} });
     expect(s.entrants[2]).toEqual({
@@ -55,12 +64,43 @@ describe('parseTournament', () => {
   });
 
   it('reads the same file written as JSON', () => {
-    const json = JSON.stringify({ name: 'c4', game: 'connect4', format: 'swiss', entrants: [{ name: 'a', bot: 'random' }, { name: 'b', command: 'peer {port}' }] }, null, 2);
+    const json = JSON.stringify(
+      {
+        name: 'c4',
+        game: 'connect4',
+        format: 'swiss',
+        entrants: [
+          { name: 'a', bot: 'random' },
+          { name: 'b', command: 'peer {port}' },
+        ],
+      },
+      null,
+      2,
+    );
     const s = spec(parseTournament(json, { cores: 1 }));
     expect(s.parallel).toBe(1);
     expect(s.seed).toBe('c4');
     expect(s.gamesPerPairing).toBe(2);
     expect(s.rounds).toBe(1);
+  });
+
+  it('names lines in JSON too', () => {
+    const json = JSON.stringify(
+      {
+        name: 'c4',
+        game: 'connect4',
+        format: 'round-robin',
+        entrants: [
+          { name: 'a', bot: 'random' },
+          { name: 'b', command: 'peer {host}' },
+        ],
+      },
+      null,
+      2,
+    );
+    expect(errors(parseTournament(json, { file: 't.json' }))).toEqual([
+      't.json:12:18: entrants[1].command: unknown placeholder {host} for connect4 (allowed: {port})',
+    ]);
   });
 
   it('names the line and column of an unknown placeholder, as the issue spells it', () => {
@@ -106,21 +146,33 @@ entrants:
     const catan = (size: number, n = 5) =>
       `name: c\ngame: catan\nformat: seatings\ntableSize: ${size}\nentrants:\n${Array.from({ length: n }, (_, i) => `  - { name: p${i}, bot: random }`).join('\n')}\n`;
     expect(spec(parseTournament(catan(3))).tableSize).toBe(3);
-    expect(errors(parseTournament(catan(5)))).toEqual(['tournament.yaml:4:12: tableSize: catan tables seat 3–4']);
-    expect(errors(parseTournament(catan(2)))).toEqual(['tournament.yaml:4:12: tableSize: catan tables seat 3–4']);
-    expect(errors(parseTournament(catan(4, 3)))).toEqual(['tournament.yaml:4:12: tableSize: larger than the field of 3']);
-    expect(errors(parseTournament(DAME.replace('moveTime: 1', 'tableSize: 2')))).toEqual(['tournament.yaml:5:12: tableSize: dame is a 2-player game']);
+    expect(errors(parseTournament(catan(5)))).toEqual([
+      'tournament.yaml:4:12: tableSize: catan tables seat 3–4',
+    ]);
+    expect(errors(parseTournament(catan(2)))).toEqual([
+      'tournament.yaml:4:12: tableSize: catan tables seat 3–4',
+    ]);
+    expect(errors(parseTournament(catan(4, 3)))).toEqual([
+      'tournament.yaml:4:12: tableSize: larger than the field of 3',
+    ]);
+    expect(errors(parseTournament(DAME.replace('moveTime: 1', 'tableSize: 2')))).toEqual([
+      'tournament.yaml:5:12: tableSize: dame is a 2-player game',
+    ]);
   });
 
   it('reports unknown keys, wrong types and YAML syntax errors with their lines', () => {
-    expect(errors(parseTournament(DAME.replace('moveTime: 1', 'movetime: 1')))).toEqual(['tournament.yaml:5:11: movetime: unknown key']);
+    expect(errors(parseTournament(DAME.replace('moveTime: 1', 'movetime: 1')))).toEqual([
+      'tournament.yaml:5:11: movetime: unknown key',
+    ]);
     const wrongType = errors(parseTournament(DAME.replace('gamesPerPairing: 4', 'gamesPerPairing: four')));
     expect(wrongType).toHaveLength(1);
     expect(wrongType[0]).toMatch(/^tournament\.yaml:4:18: gamesPerPairing: /);
     const bad = errors(parseTournament('name: x\ngame: [dame\n'));
     expect(bad.length).toBeGreaterThan(0);
     expect(bad[0]).toMatch(/^tournament\.yaml:\d+:\d+: /);
-    expect(errors(parseTournament(DAME.replace('game: dame', 'game: chess')))[0]).toMatch(/^tournament\.yaml:2:7: game: /);
+    expect(errors(parseTournament(DAME.replace('game: dame', 'game: chess')))[0]).toMatch(
+      /^tournament\.yaml:2:7: game: /,
+    );
     expect(errors(parseTournament(''))).toHaveLength(1);
   });
 
@@ -158,12 +210,16 @@ describe('command lines', () => {
   });
 
   it('fills placeholders inside words without splitting values', () => {
-    expect(commandArgv('./client -h {host} -p {port} -r {reservation}', { host: '127.0.0.1', port: 13050, reservation: 'a b' })).toEqual([
-      './client', '-h', '127.0.0.1', '-p', '13050', '-r', 'a b',
-    ]);
-    expect(commandArgv(`python "bot.py" --addr={host}:{port} '{name}'`, { host: 'h', port: 1, name: 'anna' })).toEqual([
-      'python', 'bot.py', '--addr=h:1', 'anna',
-    ]);
+    expect(
+      commandArgv('./client -h {host} -p {port} -r {reservation}', {
+        host: '127.0.0.1',
+        port: 13050,
+        reservation: 'a b',
+      }),
+    ).toEqual(['./client', '-h', '127.0.0.1', '-p', '13050', '-r', 'a b']);
+    expect(
+      commandArgv(`python "bot.py" --addr={host}:{port} '{name}'`, { host: 'h', port: 1, name: 'anna' }),
+    ).toEqual(['python', 'bot.py', '--addr=h:1', 'anna']);
     expect(() => commandArgv('x {port}', {})).toThrow(/\{port\}/);
   });
 
