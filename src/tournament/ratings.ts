@@ -1,0 +1,280 @@
+import { ordinal, rate, rating as openskillRating, type Rating } from 'openskill';
+
+/**
+ * Ratings from finished games. Elo and Bradley–Terry for 2-player games are written here (they
+ * are a few lines of well-known arithmetic, tested against hand-computed cases); multiplayer
+ * ratings for Catan and Mia come from the openskill package (Weng–Lin).
+ */
+
+/** One 2-player game: `score` is what `a` scored (1 win, 0.5 draw, 0 loss). */
+export interface PairGame {
+  a: string;
+  b: string;
+  score: number;
+}
+
+export interface EloOptions {
+  k?: number;
+  initial?: number;
+}
+
+/** Sequential Elo over the games in the order given. */
+export function elo(games: readonly PairGame[], options: EloOptions = {}): Map<string, number> {
+  const k = options.k ?? 20;
+  const initial = options.initial ?? 1500;
+  const r = new Map<string, number>();
+  for (const g of games) {
+    const ra = r.get(g.a) ?? initial;
+    const rb = r.get(g.b) ?? initial;
+    const expected = 1 / (1 + 10 ** ((rb - ra) / 400));
+    const delta = k * (g.score - expected);
+    r.set(g.a, ra + delta);
+    r.set(g.b, rb - delta);
+  }
+  return r;
+}
+
+export interface BradleyTerryOptions {
+  /**
+   * Virtual draws of each entrant against a fixed opponent of strength 1: keeps an unbeaten or
+   * winless entrant finite and anchors the scale. 0 gives the plain maximum-likelihood fit, which
+   * exists only when every entrant has both won and lost (scored and conceded) in a connected field.
+   */
+  prior?: number;
+  /** Elo-like scale: rating = base + 400·log10(strength). */
+  base?: number;
+  maxIterations?: number;
+  tolerance?: number;
+}
+
+export interface BradleyTerryRating {
+  name: string;
+  /** γ: P(i beats j) = γi / (γi + γj). */
+  strength: number;
+  /** ln γ and its standard error from the observed information. */
+  theta: number;
+  se: number;
+  /** On the Elo scale, with its 95 % interval. */
+  rating: number;
+  low: number;
+  high: number;
+}
+
+const Z95 = 1.959963984540054;
+const ELO_PER_NAT = 400 / Math.LN10;
+
+/**
+ * Bradley–Terry maximum-likelihood (or, with a prior, maximum a posteriori) fit over all games by
+ * minorisation–maximisation (Hunter 2004), draws counting half a win to each side; intervals from
+ * the inverse of the observed information at the optimum.
+ */
+export function bradleyTerry(
+  games: readonly PairGame[],
+  options: BradleyTerryOptions = {},
+): BradleyTerryRating[] {
+  const prior = options.prior ?? 1;
+  const base = options.base ?? 1500;
+  const names = [...new Set(games.flatMap((g) => [g.a, g.b]))].sort();
+  const n = names.length;
+  const at = new Map(names.map((name, i) => [name, i]));
+  const wins = new Float64Array(n).fill(prior / 2);
+  const count = Array.from({ length: n }, () => new Float64Array(n));
+  for (const g of games) {
+    const i = at.get(g.a) as number;
+    const j = at.get(g.b) as number;
+    if (i === j) continue;
+    wins[i] = (wins[i] as number) + g.score;
+    wins[j] = (wins[j] as number) + 1 - g.score;
+    (count[i] as Float64Array)[j] = ((count[i] as Float64Array)[j] as number) + 1;
+    (count[j] as Float64Array)[i] = ((count[j] as Float64Array)[i] as number) + 1;
+  }
+  let gamma = new Float64Array(n).fill(1);
+  const maxIterations = options.maxIterations ?? 10_000;
+  const tolerance = options.tolerance ?? 1e-12;
+  for (let it = 0; it < maxIterations; it++) {
+    const next = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const gi = gamma[i] as number;
+      let denominator = prior / (gi + 1);
+      const row = count[i] as Float64Array;
+      for (let j = 0; j < n; j++) {
+        const nij = row[j] as number;
+        if (nij > 0) denominator += nij / (gi + (gamma[j] as number));
+      }
+      next[i] = denominator > 0 ? (wins[i] as number) / denominator : gi;
+    }
+    if (prior === 0) {
+      // without an anchor the scale is free: fix the geometric mean at 1
+      let logSum = 0;
+      for (const v of next) logSum += Math.log(v);
+      const scale = Math.exp(-logSum / n);
+      for (let i = 0; i < n; i++) next[i] = (next[i] as number) * scale;
+    }
+    let change = 0;
+    for (let i = 0; i < n; i++)
+      change = Math.max(change, Math.abs(Math.log((next[i] as number) / (gamma[i] as number))));
+    gamma = next;
+    if (change < tolerance) break;
+  }
+  const covariance = invertInformation(information(gamma, count, prior), prior === 0);
+  return names.map((name, i) => {
+    const strength = gamma[i] as number;
+    const theta = Math.log(strength);
+    const se = Math.sqrt(Math.max(0, (covariance[i] as Float64Array)[i] as number));
+    const rating = base + ELO_PER_NAT * theta;
+    return {
+      name,
+      strength,
+      theta,
+      se,
+      rating,
+      low: rating - Z95 * ELO_PER_NAT * se,
+      high: rating + Z95 * ELO_PER_NAT * se,
+    };
+  });
+}
+
+/** Observed information −∇² log L in θ = ln γ (a weighted graph Laplacian, plus the prior's diagonal). */
+export function information(
+  gamma: Float64Array,
+  count: readonly Float64Array[],
+  prior: number,
+): Float64Array[] {
+  const n = gamma.length;
+  const info = Array.from({ length: n }, () => new Float64Array(n));
+  for (let i = 0; i < n; i++) {
+    const gi = gamma[i] as number;
+    const row = info[i] as Float64Array;
+    const p0 = gi / (gi + 1);
+    row[i] = prior * p0 * (1 - p0);
+    for (let j = 0; j < n; j++) {
+      const nij = (count[i] as Float64Array)[j] as number;
+      if (j === i || nij === 0) continue;
+      const p = gi / (gi + (gamma[j] as number));
+      const w = nij * p * (1 - p);
+      row[i] = (row[i] as number) + w;
+      row[j] = (row[j] as number) - w;
+    }
+  }
+  return info;
+}
+
+/**
+ * The covariance of θ. Without a prior the information is singular along (1,…,1); the
+ * pseudo-inverse (L + J/n)⁻¹ − J/n is then the covariance under the constraint Σθ = 0.
+ */
+function invertInformation(info: readonly Float64Array[], centred: boolean): Float64Array[] {
+  const n = info.length;
+  const shifted = info.map((row) => Float64Array.from(row, (v) => (centred ? v + 1 / n : v)));
+  const inverse = invert(shifted);
+  if (centred) for (const row of inverse) for (let j = 0; j < n; j++) row[j] = (row[j] as number) - 1 / n;
+  return inverse;
+}
+
+/** Gauss–Jordan inversion with partial pivoting; a singular matrix gives NaN entries. */
+export function invert(matrix: readonly Float64Array[]): Float64Array[] {
+  const n = matrix.length;
+  const a: Float64Array[] = matrix.map((row) => Float64Array.from(row));
+  const inv: Float64Array[] = Array.from({ length: n }, (_, i) =>
+    Float64Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)),
+  );
+  for (let c = 0; c < n; c++) {
+    let pivot = c;
+    for (let r = c + 1; r < n; r++)
+      if (Math.abs((a[r] as Float64Array)[c] as number) > Math.abs((a[pivot] as Float64Array)[c] as number))
+        pivot = r;
+    [a[c], a[pivot]] = [a[pivot] as Float64Array, a[c] as Float64Array];
+    [inv[c], inv[pivot]] = [inv[pivot] as Float64Array, inv[c] as Float64Array];
+    const ac = a[c] as Float64Array;
+    const ic = inv[c] as Float64Array;
+    const p = ac[c] as number;
+    if (Math.abs(p) < 1e-300) return inv.map((row) => row.fill(Number.NaN));
+    for (let j = 0; j < n; j++) {
+      ac[j] = (ac[j] as number) / p;
+      ic[j] = (ic[j] as number) / p;
+    }
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const ar = a[r] as Float64Array;
+      const ir = inv[r] as Float64Array;
+      const f = ar[c] as number;
+      if (f === 0) continue;
+      for (let j = 0; j < n; j++) {
+        ar[j] = (ar[j] as number) - f * (ac[j] as number);
+        ir[j] = (ir[j] as number) - f * (ic[j] as number);
+      }
+    }
+  }
+  return inv;
+}
+
+/** One multiplayer game: each entrant's placing, 1 for the winner; equal placings tie. */
+export interface PlacingGame {
+  placings: readonly { name: string; place: number }[];
+}
+
+export interface MultiplayerRating {
+  name: string;
+  mu: number;
+  sigma: number;
+  /** Conservative skill μ − 3σ (openskill's ordinal), the usual leaderboard sort key. */
+  ordinal: number;
+  /** 95 % interval of μ. */
+  low: number;
+  high: number;
+}
+
+/** Weng–Lin ratings (openskill, Plackett–Luce by default) updated game by game from placings. */
+export function multiplayerRatings(games: readonly PlacingGame[]): MultiplayerRating[] {
+  const ratings = new Map<string, Rating>();
+  for (const g of games) {
+    if (g.placings.length < 2) continue;
+    const teams = g.placings.map((p) => [ratings.get(p.name) ?? openskillRating()]);
+    const updated = rate(teams, { rank: g.placings.map((p) => p.place) });
+    g.placings.forEach((p, i) => {
+      const r = updated[i]?.[0];
+      if (r) ratings.set(p.name, r);
+    });
+  }
+  return [...ratings].map(([name, r]) => ({
+    name,
+    mu: r.mu,
+    sigma: r.sigma,
+    ordinal: ordinal(r),
+    low: r.mu - Z95 * r.sigma,
+    high: r.mu + Z95 * r.sigma,
+  }));
+}
+
+/** Ranks 1..n with ties sharing their average rank. */
+export function averageRanks(values: readonly number[]): number[] {
+  const order = values.map((v, i) => ({ v, i })).sort((x, y) => x.v - y.v);
+  const ranks = new Array<number>(values.length).fill(0);
+  for (let s = 0; s < order.length;) {
+    let e = s;
+    while (e + 1 < order.length && order[e + 1]?.v === order[s]?.v) e++;
+    for (let k = s; k <= e; k++) ranks[(order[k] as { i: number }).i] = (s + e) / 2 + 1;
+    s = e + 1;
+  }
+  return ranks;
+}
+
+/** Spearman's rank correlation (Pearson on average ranks, so ties are handled); NaN if a side is constant. */
+export function spearman(xs: readonly number[], ys: readonly number[]): number {
+  if (xs.length !== ys.length) throw new RangeError('spearman needs two lists of the same length');
+  const rx = averageRanks(xs);
+  const ry = averageRanks(ys);
+  const n = xs.length;
+  const mean = (n + 1) / 2;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < n; i++) {
+    const dx = (rx[i] as number) - mean;
+    const dy = (ry[i] as number) - mean;
+    sxy += dx * dy;
+    sxx += dx * dx;
+    syy += dy * dy;
+  }
+  return sxy / Math.sqrt(sxx * syy);
+}
