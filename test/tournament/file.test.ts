@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { GAMES } from '../../src/games/registry.js';
 import {
   FORMATS_BY_GAME,
   GAME_NAMES,
@@ -174,6 +175,10 @@ entrants:
       /^tournament\.yaml:2:7: game: /,
     );
     expect(errors(parseTournament(''))).toHaveLength(1);
+  });
+
+  it('knows exactly the games of the registry', () => {
+    expect([...GAME_NAMES].sort()).toEqual(GAMES.map((g) => g.name).sort());
   });
 
   it('accepts exactly the formats each game can use', () => {
