@@ -37,6 +37,12 @@ const GAME = 'catan';
 const inCounter = messagesTotal.labels({ game: GAME, dir: 'in' });
 const outCounter = messagesTotal.labels({ game: GAME, dir: 'out' });
 const SHOWN = 2000;
+/**
+ * Wire entries, in and out, recorded per connection while it is in no game (Hallo, lobby, refused
+ * input and its `Fehler`); beyond this they are only counted, and the count is recorded when the
+ * connection ends (issue 15: random bytes from one host grew the store by ~2 MiB a second).
+ */
+export const MAX_UNMATCHED_WIRE = 200;
 
 export class Connection implements Peer {
   readonly conn: string;
@@ -51,6 +57,8 @@ export class Connection implements Peer {
   private tokens: number;
   private at: number;
   private dropped = 0;
+  private unmatchedRecorded = 0;
+  private unmatchedDropped = 0;
   private helloTimer: Timer | null;
   private readonly flushGuarded: () => void;
 
@@ -121,7 +129,7 @@ export class Connection implements Peer {
     if (this.sent > 0) outCounter.inc(this.sent);
     this.sent = 0;
     if (text === null) return;
-    this.o.store?.addWire({ matchId: this.matchId, game: GAME, conn: this.conn, at: this.o.clock.now(), dir: 'out', data: text.slice(0, -1) });
+    this.record('out', text.slice(0, -1));
     if (this.socket.destroyed) return;
     this.socket.write(text);
     if (this.socket.writableLength > this.o.limits.maxOutputBytes) {
@@ -151,7 +159,30 @@ export class Connection implements Peer {
   private gone(): void {
     this.closed = true;
     this.helloTimer?.cancel();
+    this.recordDropped();
     this.hall.disconnected(this.session);
+  }
+
+  /** Adds a wire entry to the record store; outside a game only the first MAX_UNMATCHED_WIRE. */
+  private record(dir: 'in' | 'out', data: string): void {
+    const store = this.o.store;
+    if (!store) return;
+    if (this.matchId === null) {
+      if (this.unmatchedRecorded >= MAX_UNMATCHED_WIRE) {
+        this.unmatchedDropped++;
+        return;
+      }
+      this.unmatchedRecorded++;
+    }
+    store.addWire({ matchId: this.matchId, game: GAME, conn: this.conn, at: this.o.clock.now(), dir, data });
+  }
+
+  /** At the end of the connection: how many of its entries outside a game were not recorded. */
+  private recordDropped(): void {
+    if (this.unmatchedDropped === 0) return;
+    const n = this.unmatchedDropped;
+    this.unmatchedDropped = 0;
+    this.o.store?.addWire({ matchId: null, game: GAME, conn: this.conn, at: this.o.clock.now(), dir: 'in', data: `(${n} more entries of this connection outside a game, in and out, not recorded)` });
   }
 
   /** Token bucket; false drops the message. A client deep in debt is cut off. */
@@ -174,7 +205,7 @@ export class Connection implements Peer {
 
   private recordIn(data: string): void {
     logWire(this.log, 'in', data);
-    this.o.store?.addWire({ matchId: this.matchId, game: GAME, conn: this.conn, at: this.o.clock.now(), dir: 'in', data });
+    this.record('in', data);
   }
 
   private receive(chunk: Buffer): void {

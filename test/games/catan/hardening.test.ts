@@ -4,7 +4,7 @@ import { VirtualClock } from '../../../src/core/clock.js';
 import { silentLogger } from '../../../src/core/log.js';
 import { Rng } from '../../../src/core/rng.js';
 import { randomBot, type CatanBot } from '../../../src/games/catan/driver.js';
-import { Connection } from '../../../src/games/catan/connection.js';
+import { Connection, MAX_UNMATCHED_WIRE } from '../../../src/games/catan/connection.js';
 import { Hall } from '../../../src/games/catan/lobby.js';
 import { CATAN_DEFAULTS } from '../../../src/games/catan/server.js';
 import { CATAN_SETTINGS, catanServerOptions } from '../../../src/games/catan/settings.js';
@@ -310,5 +310,39 @@ describe('hostile input next to a running game', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     const results = await game.done;
     expect(results.every((r) => r.winner !== null && r.winner === results[0]!.winner)).toBe(true);
+  });
+
+  it('records at most MAX_UNMATCHED_WIRE entries of a connection outside a game, and a count of the rest', async () => {
+    t = await startServer({ seed: 'unmatched' });
+    const port = t.server.port;
+    const rows: { conn: string; matchId: string | null; data: string }[] = [];
+    const addWire = t.store.addWire.bind(t.store);
+    vi.spyOn(t.store, 'addWire').mockImplementation((entry) => {
+      rows.push(entry);
+      addWire(entry);
+    });
+    const game = await botClients(port, 3, { policy: 'builder' });
+    const c = await open(port, ATTACKER);
+    await c.expect(/^\{"Hallo"/);
+    const invalid = fehler('Ungueltige Nachricht');
+    // 1,000 unreadable lines, each answered with a Fehler: 2,000 entries outside any game.
+    for (let i = 0; i < 10; i++) {
+      const from = c.lines.length;
+      c.send('x\n'.repeat(100));
+      await until(() => c.lines.slice(from).filter((l) => l === invalid).length === 100, 'the Fehler of a batch');
+    }
+    c.close();
+    const note = /^\((\d+) more entries of this connection outside a game, in and out, not recorded\)$/;
+    await until(() => rows.some((r) => note.test(r.data)), 'the count of what was not recorded');
+    const conn = rows.find((r) => note.test(r.data))!.conn;
+    const mine = rows.filter((r) => r.conn === conn);
+    expect(mine.every((r) => r.matchId === null)).toBe(true);
+    expect(mine.length).toBe(MAX_UNMATCHED_WIRE + 1);
+    // Every line in is an entry of its own (the Fehler of one chunk leave in one): none is lost from the count.
+    const [, rest] = note.exec(mine.at(-1)!.data)!;
+    expect(MAX_UNMATCHED_WIRE + Number(rest)).toBeGreaterThanOrEqual(1 + 1000);
+    // The game of the good clients is recorded in full.
+    const results = await game.done;
+    expect(results.every((r) => r.winner !== null)).toBe(true);
   });
 });
