@@ -5,6 +5,7 @@ import type { Logger } from '../core/log.js';
 import type { MatchDetail, MatchRecord, RecordStore } from '../core/records.js';
 import type { Stoppable } from '../core/lifecycle.js';
 import type { Settings } from '../config.js';
+import type { TournamentSupport } from '../core/tournament-match.js';
 
 /**
  * What a game folder offers the rest of the program. Adding a game is adding a folder with an
@@ -49,4 +50,6 @@ export interface GameModule {
    * points), and how many moves it holds. Without it the CLI reads the common result fields.
    */
   summarize?(match: MatchRecord): { result: string; moves: number | null };
+  /** How a tournament plays one of its matches through this game's server (src/tournament). */
+  tournament?: TournamentSupport;
 }

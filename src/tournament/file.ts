@@ -57,6 +57,8 @@ export interface TournamentSpec {
   rounds: number;
   /** Seats per table (Catan 3–4, Mia 2+); 2 for the 2-player games. */
   tableSize: number;
+  /** Mia: rounds of Mäxchen one table plays (its placings come from the score after them). */
+  gamesPerTable: number;
   /** Thinking time per move in seconds, handed to bots and servers. */
   moveTime: number;
   seed: string | number;
@@ -104,6 +106,7 @@ const fileSchema = z.strictObject({
   gamesPerPairing: positiveInt.optional(),
   rounds: positiveInt.optional(),
   tableSize: positiveInt.optional(),
+  gamesPerTable: positiveInt.optional(),
   moveTime: positive.optional(),
   seed: z.union([z.string().min(1), z.number().int()]).optional(),
   parallel: positiveInt.optional(),
@@ -242,6 +245,8 @@ function checkSemantics(raw: RawFile): Problem[] {
       });
     }
   }
+  if (raw.gamesPerTable !== undefined && game !== 'mia')
+    problems.push({ path: ['gamesPerTable'], message: 'only for mia tables' });
   if (raw.rounds !== undefined && format === 'round-robin')
     problems.push({ path: ['rounds'], message: 'not used by round-robin' });
   const range = TABLE_SIZE[game];
@@ -283,6 +288,7 @@ function toSpec(raw: RawFile, cores: number): TournamentSpec {
     gamesPerPairing: raw.gamesPerPairing ?? 2,
     rounds: raw.rounds ?? defaultRounds,
     tableSize: raw.tableSize ?? defaultTable,
+    gamesPerTable: raw.gamesPerTable ?? 20,
     moveTime: raw.moveTime ?? 1,
     seed: raw.seed ?? raw.name,
     parallel: raw.parallel ?? Math.max(1, cores - 1),

@@ -1,0 +1,112 @@
+import type { Logger } from './log.js';
+import type { RecordStore } from './records.js';
+
+/**
+ * What a game offers the tournament runner: how to play one scheduled match between entrants
+ * through the game's real server (or, for Connect Four, a refereeing peer) over loopback. Types
+ * only; each game implements them in its own `tournament.ts`, and src/tournament drives them.
+ * A game never sees how an external program is sandboxed: it gets a launcher per program seat.
+ */
+
+/** How an external program ended. */
+export interface ProgramExit {
+  /** Exit code, or null when a signal ended it (or it never started). */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** The limit that ended it, when one did. */
+  limit?: 'cpu' | 'memory' | 'wall';
+  /** Why it never ran (spawn failed: no such file, not executable, …). */
+  error?: string;
+}
+
+/** One external program started for one match. */
+export interface ProgramRun {
+  readonly pid: number | undefined;
+  /** Resolves once the program has exited (never rejects; a failed spawn resolves with `error`). */
+  readonly exited: Promise<ProgramExit>;
+  /** Whether it has exited already. */
+  readonly done: boolean;
+  /** Kills its whole process group (SIGTERM, SIGKILL after a grace period); resolves when gone. */
+  stop(): Promise<ProgramExit>;
+}
+
+/**
+ * Starts the entrant's program with its command line's placeholders filled from `values`
+ * (`host`, `port`, `gameId`, `player`, `reservation`, `name` — whatever the game's clients take).
+ */
+export type ProgramLauncher = (values: Readonly<Record<string, string>>) => ProgramRun;
+
+export type SeatPlayer =
+  /** One of our bots, played in this process through the game's own client over loopback. */
+  | { kind: 'bot'; bot: string; options: Readonly<Record<string, unknown>> }
+  /** A student's program: started by the launcher, it connects like any client. */
+  | { kind: 'program'; launch: ProgramLauncher };
+
+export interface MatchSeat {
+  /** The entrant's name (the name it plays under where the protocol carries one). */
+  name: string;
+  player: SeatPlayer;
+}
+
+export interface TournamentMatchRequest {
+  /** Unique across tournaments (`<tournament>/<schedule id>`); goes into the match record. */
+  id: string;
+  /** Board, dice, start layout or opening: the same seed gives the same game conditions. */
+  seed: number;
+  /** Thinking time per move in ms, handed to bots; the server's own time limit is based on it. */
+  moveTimeMs: number;
+  /** Seat 0 moves first (white, red, first Catan colour …). */
+  seats: readonly MatchSeat[];
+  /** Mia: how many rounds the table plays (placings by the score after them). */
+  rounds?: number;
+  /** Aborting ends the match at once (programs stopped; the outcome says `aborted`). */
+  signal?: AbortSignal;
+}
+
+export interface TournamentSeatResult {
+  name: string;
+  /** 2-player games. */
+  outcome?: 'win' | 'draw' | 'loss';
+  /** Multiplayer games: 1 = winner; equal placings tie. */
+  placing?: number;
+  /** The game's own points (victory points, Mia score), 0 where there are none. */
+  points: number;
+  /** Its program exited, never connected, or its connection broke before the end. */
+  crashed?: boolean;
+  /** It lost by the game's time limit. */
+  timedOut?: boolean;
+  /** What happened to this seat, in one line (e.g. "exited with code 1 before connecting"). */
+  note?: string;
+}
+
+export interface TournamentMatchOutcome {
+  /** In the order of the request's seats. */
+  seats: TournamentSeatResult[];
+  /** Why it ended, in the game's words (e.g. "Weiß hat keine Züge mehr", "timeout: anna"). */
+  reason: string;
+  /** Record-store ids of what the server recorded (Mia: one per round). */
+  records: string[];
+  /** True when it was cut off (abort signal, server stop) and must be played again. */
+  aborted?: boolean;
+}
+
+/** A game's server (or referee) kept open for the whole tournament; plays matches in parallel. */
+export interface TournamentArena {
+  play(request: TournamentMatchRequest): Promise<TournamentMatchOutcome>;
+  close(): Promise<void>;
+}
+
+export interface TournamentBotInfo {
+  name: string;
+  /** One line for the dashboard's entrant picker. */
+  description: string;
+}
+
+export interface TournamentSupport {
+  /** The bots an entrant may name as `bot:` (with free-form `options`). */
+  bots: readonly TournamentBotInfo[];
+  /** Problems with a bot entrant's name or options, one line each (empty when fine). */
+  checkBot(bot: string, options: Readonly<Record<string, unknown>>): string[];
+  /** Starts the game's server (on 127.0.0.1, an ephemeral port) recording into `store`. */
+  open(context: { store: RecordStore; log: Logger }): Promise<TournamentArena>;
+}
