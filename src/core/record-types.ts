@@ -76,3 +76,65 @@ export interface WirePage {
   conns: { conn: string; lines: number }[];
   lines: WireLine[];
 }
+
+/** A tournament as the store keeps it (`/api/tournaments`). */
+export type TournamentStatus = 'running' | 'stopped' | 'finished' | 'failed';
+
+export interface TournamentRecord {
+  /** Short, URL-safe, unique (e.g. `t-20261125-204512-dame`). */
+  id: string;
+  name: string;
+  game: string;
+  format: string;
+  /** The validated tournament spec (src/tournament/file.ts TournamentSpec) as JSON data. */
+  spec: unknown;
+  /** The tournament file's text as given, when it came from a file. */
+  source: string | null;
+  status: TournamentStatus;
+  /** Matches scheduled so far (Swiss: grows round by round) and how many are done. */
+  total: number;
+  done: number;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+  /** Why it failed or stopped, when it did. */
+  note: string | null;
+}
+
+export type TournamentMatchStatus = 'pending' | 'running' | 'done';
+
+/** Captured output of one external program in one match (bounded). */
+export interface ProgramOutput {
+  seat: number;
+  name: string;
+  stdout: string;
+  stderr: string;
+  /** Bytes dropped beyond the bound. */
+  truncated: number;
+  exit: { code: number | null; signal: string | null; limit?: string; error?: string } | null;
+}
+
+/** One scheduled match of a tournament. */
+export interface TournamentMatchRecord {
+  tournamentId: string;
+  /** The schedule id `<round>-<index>`. */
+  id: string;
+  round: number;
+  index: number;
+  /** Entrant names by seat. */
+  seats: string[];
+  seed: number;
+  bye: boolean;
+  status: TournamentMatchStatus;
+  /** src/tournament/standings.ts MatchResult once done. */
+  result: unknown;
+  /** Record-store match ids of what the game server recorded. */
+  records: string[];
+  output: ProgramOutput[];
+  startedAt: number | null;
+  endedAt: number | null;
+  /** Which process played it (`host:pid`). */
+  worker: string | null;
+  /** How often it was started (more than once after a crash or stop cut it off). */
+  attempts: number;
+}
