@@ -59,6 +59,11 @@ export interface TournamentMatchRequest {
   seats: readonly MatchSeat[];
   /** Mia: how many rounds the table plays (placings by the score after them). */
   rounds?: number;
+  /**
+   * How long a program seat may take from its start until it has connected (joined, registered),
+   * default 10 000 ms; a seat that has not by then has crashed ("never connected") and loses.
+   */
+  connectTimeoutMs?: number;
   /** Aborting ends the match at once (programs stopped; the outcome says `aborted`). */
   signal?: AbortSignal;
 }
