@@ -1,9 +1,13 @@
+import { Matrix, pseudoInverse, solve } from 'ml-matrix';
 import { ordinal, rate, rating as openskillRating, type Rating } from 'openskill';
 
 /**
- * Ratings from finished games. Elo and Bradley–Terry for 2-player games are written here (they
- * are a few lines of well-known arithmetic, tested against hand-computed cases); multiplayer
- * ratings for Catan and Mia come from the openskill package (Weng–Lin).
+ * Ratings from finished games. npm has no maintained Elo or Bradley–Terry package (the Elo ones are
+ * unmaintained one-liners, none fits Bradley–Terry with intervals), so the sequential Elo update and
+ * the Bradley–Terry MM iteration are written here (a few lines of well-known arithmetic, tested
+ * against hand-computed cases); the numerically delicate part, inverting the information matrix
+ * for the intervals, is ml-matrix's. Multiplayer ratings for Catan and Mia come from the openskill
+ * package (Weng–Lin).
  */
 
 /** One 2-player game: `score` is what `a` scored (1 win, 0.5 draw, 0 loss). */
@@ -160,52 +164,20 @@ export function information(
 }
 
 /**
- * The covariance of θ. Without a prior the information is singular along (1,…,1); the
- * pseudo-inverse (L + J/n)⁻¹ − J/n is then the covariance under the constraint Σθ = 0.
+ * The covariance of θ, inverted by ml-matrix. Without a prior the information is singular along
+ * (1,…,1); its Moore–Penrose pseudo-inverse is then the covariance under the constraint Σθ = 0. A
+ * singular matrix (a field split into parts that never met) gives NaN, i.e. no interval.
  */
 function invertInformation(info: readonly Float64Array[], centred: boolean): Float64Array[] {
-  const n = info.length;
-  const shifted = info.map((row) => Float64Array.from(row, (v) => (centred ? v + 1 / n : v)));
-  const inverse = invert(shifted);
-  if (centred) for (const row of inverse) for (let j = 0; j < n; j++) row[j] = (row[j] as number) - 1 / n;
-  return inverse;
-}
-
-/** Gauss–Jordan inversion with partial pivoting; a singular matrix gives NaN entries. */
-export function invert(matrix: readonly Float64Array[]): Float64Array[] {
-  const n = matrix.length;
-  const a: Float64Array[] = matrix.map((row) => Float64Array.from(row));
-  const inv: Float64Array[] = Array.from({ length: n }, (_, i) =>
-    Float64Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)),
-  );
-  for (let c = 0; c < n; c++) {
-    let pivot = c;
-    for (let r = c + 1; r < n; r++)
-      if (Math.abs((a[r] as Float64Array)[c] as number) > Math.abs((a[pivot] as Float64Array)[c] as number))
-        pivot = r;
-    [a[c], a[pivot]] = [a[pivot] as Float64Array, a[c] as Float64Array];
-    [inv[c], inv[pivot]] = [inv[pivot] as Float64Array, inv[c] as Float64Array];
-    const ac = a[c] as Float64Array;
-    const ic = inv[c] as Float64Array;
-    const p = ac[c] as number;
-    if (Math.abs(p) < 1e-300) return inv.map((row) => row.fill(Number.NaN));
-    for (let j = 0; j < n; j++) {
-      ac[j] = (ac[j] as number) / p;
-      ic[j] = (ic[j] as number) / p;
-    }
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue;
-      const ar = a[r] as Float64Array;
-      const ir = inv[r] as Float64Array;
-      const f = ar[c] as number;
-      if (f === 0) continue;
-      for (let j = 0; j < n; j++) {
-        ar[j] = (ar[j] as number) - f * (ac[j] as number);
-        ir[j] = (ir[j] as number) - f * (ic[j] as number);
-      }
-    }
+  const matrix = new Matrix(info.map((row) => Array.from(row)));
+  let inverse: Matrix;
+  try {
+    inverse = centred ? pseudoInverse(matrix) : solve(matrix, Matrix.eye(info.length), false);
+  } catch {
+    return info.map((row) => new Float64Array(row.length).fill(Number.NaN));
   }
-  return inv;
+  const rows = inverse.to2DArray().map((row) => Float64Array.from(row));
+  return rows.every((row) => row.every(Number.isFinite)) ? rows : rows.map((row) => row.fill(Number.NaN));
 }
 
 /** One multiplayer game: each entrant's placing, 1 for the winner; equal placings tie. */

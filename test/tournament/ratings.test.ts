@@ -6,7 +6,6 @@ import {
   bradleyTerry,
   elo,
   information,
-  invert,
   multiplayerRatings,
   spearman,
   type PairGame,
@@ -175,15 +174,6 @@ describe('observed information', () => {
         expect(info[i]![j]).toBeCloseTo(-second, 4);
       }
     }
-  });
-});
-
-describe('matrix inversion', () => {
-  it('inverts a matrix', () => {
-    const m = [Float64Array.from([4, 7]), Float64Array.from([2, 6])];
-    const inv = invert(m);
-    expect([...inv[0]!].map((v) => +v.toFixed(9))).toEqual([0.6, -0.7]);
-    expect([...inv[1]!].map((v) => +v.toFixed(9))).toEqual([-0.2, 0.4]);
   });
 });
 
