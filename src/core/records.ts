@@ -16,9 +16,34 @@ import { CRASH, SERVER_STOPPED } from './guard.js';
  * An in-memory store (tests) writes on the calling thread.
  */
 
-import type { HourGroup, MatchDetail, MatchRecord, MatchStatus, SeatRecord, WireRecord } from './record-types.js';
+import type {
+  HourGroup,
+  MatchDetail,
+  MatchRecord,
+  MatchStatus,
+  ProgramOutput,
+  SeatRecord,
+  TournamentMatchRecord,
+  TournamentMatchStatus,
+  TournamentRecord,
+  TournamentStatus,
+  WireRecord,
+} from './record-types.js';
 
-export type { EventRecord, HourGroup, MatchDetail, MatchRecord, MatchStatus, SeatRecord, WireRecord } from './record-types.js';
+export type {
+  EventRecord,
+  HourGroup,
+  MatchDetail,
+  MatchRecord,
+  MatchStatus,
+  ProgramOutput,
+  SeatRecord,
+  TournamentMatchRecord,
+  TournamentMatchStatus,
+  TournamentRecord,
+  TournamentStatus,
+  WireRecord,
+} from './record-types.js';
 
 /**
  * How a process opens the store:
@@ -127,7 +152,45 @@ const MIGRATIONS: readonly string[] = [
    );`,
   // Nothing read the wire log by connection, and that index cost 40 % of every wire insert.
   `DROP INDEX IF EXISTS wire_conn;`,
+  // Tournaments (issue #17). Plain SQL that PostgreSQL runs as well (#19): JSON in TEXT, 0/1 flags.
+  `CREATE TABLE tournaments (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     game TEXT NOT NULL,
+     format TEXT NOT NULL,
+     spec TEXT NOT NULL,
+     source TEXT,
+     status TEXT NOT NULL,
+     created_at BIGINT NOT NULL,
+     updated_at BIGINT NOT NULL,
+     finished_at BIGINT,
+     note TEXT
+   );
+   CREATE INDEX tournaments_created ON tournaments (created_at DESC);
+   CREATE TABLE tournament_matches (
+     tournament_id TEXT NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+     id TEXT NOT NULL,
+     round INTEGER NOT NULL,
+     match_index INTEGER NOT NULL,
+     seats TEXT NOT NULL,
+     seed BIGINT NOT NULL,
+     bye INTEGER NOT NULL,
+     status TEXT NOT NULL,
+     result TEXT,
+     records TEXT NOT NULL,
+     output TEXT NOT NULL,
+     started_at BIGINT,
+     ended_at BIGINT,
+     worker TEXT,
+     attempts INTEGER NOT NULL,
+     finish_seq INTEGER,
+     PRIMARY KEY (tournament_id, id)
+   );
+   CREATE INDEX tournament_matches_order ON tournament_matches (tournament_id, round, match_index);`,
 ];
+
+/** The schema version that has the tournament tables (a read-only store of an older file has none). */
+const TOURNAMENT_SCHEMA = 3;
 
 /** At most this many wire messages go into one packed row, and they wait at most this long. */
 const WIRE_PACK = 256;
@@ -572,6 +635,163 @@ export class RecordStore {
     return row.n;
   }
 
+  // ---- Tournaments (issue #17) -------------------------------------------------------------
+  // Small writes that a resumed tournament depends on: written here, synchronously, in a
+  // transaction, not through the writer queue, so they are committed when the call returns.
+
+  /** Runs `fn` in a write transaction on this thread (IMMEDIATE: it waits for the writer thread's lock). */
+  private writeNow<T>(fn: () => T): T {
+    if (this.closed) throw new Error('the record store is closed');
+    if (this.mode === 'read') throw new Error('the record store is open read-only');
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** False for a read-only store of a file written before tournaments existed. */
+  private get hasTournaments(): boolean {
+    return this.schemaVersion >= TOURNAMENT_SCHEMA;
+  }
+
+  createTournament(t: Omit<TournamentRecord, 'done' | 'total' | 'updatedAt' | 'finishedAt' | 'note'>): void {
+    this.writeNow(() => {
+      this.db
+        .prepare(
+          `INSERT INTO tournaments (id, name, game, format, spec, source, status, created_at, updated_at, finished_at, note)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)`,
+        )
+        .run(t.id, t.name, t.game, t.format, JSON.stringify(t.spec), t.source, t.status, t.createdAt, t.createdAt);
+    });
+  }
+
+  getTournament(id: string): TournamentRecord | null {
+    if (!this.hasTournaments) return null;
+    const row = this.db.prepare(`${TOURNAMENT_SELECT} WHERE t.id = ?`).get(id) as TournamentRow | undefined;
+    return row ? toTournament(row) : null;
+  }
+
+  /** Newest first. */
+  listTournaments(options: { game?: string | undefined; limit?: number | undefined; offset?: number | undefined } = {}): TournamentRecord[] {
+    if (!this.hasTournaments) return [];
+    const where = options.game === undefined ? '' : ' WHERE t.game = ?';
+    const args: (string | number)[] = options.game === undefined ? [] : [options.game];
+    args.push(Math.min(Math.max(options.limit ?? 50, 1), 1000), Math.max(options.offset ?? 0, 0));
+    const rows = this.db.prepare(`${TOURNAMENT_SELECT}${where} ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?`).all(...args) as TournamentRow[];
+    return rows.map(toTournament);
+  }
+
+  /** `finishedAt` is set when it finishes or fails and cleared when it runs again; `note` is replaced (null without one). */
+  setTournamentStatus(id: string, status: TournamentStatus, at: number, note: string | null = null): void {
+    const finished = status === 'finished' || status === 'failed' ? at : null;
+    this.writeNow(() => {
+      const changed = this.db
+        .prepare('UPDATE tournaments SET status = ?, updated_at = ?, finished_at = ?, note = ? WHERE id = ?')
+        .run(status, at, finished, note, id).changes;
+      if (changed === 0) throw new Error(`no tournament ${id}`);
+    });
+  }
+
+  /** Adds scheduled matches as pending; those already there (same id) stay as they are. */
+  addTournamentMatches(
+    tournamentId: string,
+    matches: readonly { id: string; round: number; index: number; seats: readonly string[]; seed: number; bye?: boolean | undefined }[],
+  ): void {
+    this.writeNow(() => {
+      const insert = this.db.prepare(
+        `INSERT INTO tournament_matches (tournament_id, id, round, match_index, seats, seed, bye, status, records, output, attempts)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', '[]', '[]', 0) ON CONFLICT (tournament_id, id) DO NOTHING`,
+      );
+      for (const m of matches) insert.run(tournamentId, m.id, m.round, m.index, JSON.stringify(m.seats), m.seed, m.bye === true ? 1 : 0);
+    });
+  }
+
+  startTournamentMatch(tournamentId: string, id: string, at: number, worker: string): void {
+    this.writeNow(() => {
+      this.changeMatch(
+        `UPDATE tournament_matches SET status = 'running', started_at = ?, ended_at = NULL, worker = ?, attempts = attempts + 1
+         WHERE tournament_id = ? AND id = ?`,
+        [at, worker, tournamentId, id],
+        `${tournamentId}/${id}`,
+      );
+      this.touchTournament(tournamentId, at);
+    });
+  }
+
+  finishTournamentMatch(tournamentId: string, id: string, end: { at: number; result: unknown; records: readonly string[]; output: readonly ProgramOutput[] }): void {
+    this.writeNow(() => {
+      // finish_seq keeps the order they finished in (ended_at ties between parallel matches).
+      this.changeMatch(
+        `UPDATE tournament_matches SET status = 'done', ended_at = ?, result = ?, records = ?, output = ?,
+           finish_seq = (SELECT COALESCE(MAX(finish_seq), 0) + 1 FROM tournament_matches WHERE tournament_id = ?)
+         WHERE tournament_id = ? AND id = ?`,
+        [end.at, JSON.stringify(end.result ?? null), JSON.stringify(end.records), JSON.stringify(end.output), tournamentId, tournamentId, id],
+        `${tournamentId}/${id}`,
+      );
+      this.touchTournament(tournamentId, end.at);
+    });
+  }
+
+  /** Back to pending (a match cut off by a stop or a crash, to be played again); attempts stay counted. */
+  resetTournamentMatch(tournamentId: string, id: string): void {
+    this.writeNow(() => {
+      this.changeMatch(
+        `UPDATE tournament_matches SET status = 'pending', result = NULL, records = '[]', output = '[]', ended_at = NULL, finish_seq = NULL
+         WHERE tournament_id = ? AND id = ?`,
+        [tournamentId, id],
+        `${tournamentId}/${id}`,
+      );
+    });
+  }
+
+  /** By round and index; `entrant`: only matches with a seat of that name. */
+  listTournamentMatches(tournamentId: string, options: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined } = {}): TournamentMatchRecord[] {
+    if (!this.hasTournaments) return [];
+    const status = options.status === undefined ? '' : ' AND status = ?';
+    const args = options.status === undefined ? [tournamentId] : [tournamentId, options.status];
+    const rows = this.db
+      .prepare(`SELECT * FROM tournament_matches WHERE tournament_id = ?${status} ORDER BY round, match_index`)
+      .all(...args) as TournamentMatchRow[];
+    const matches = rows.map(toTournamentMatch);
+    const entrant = options.entrant;
+    return entrant === undefined ? matches : matches.filter((m) => m.seats.includes(entrant));
+  }
+
+  /** Done matches in the order they finished (standings, Elo and Swiss rounds depend on it). */
+  listFinishedTournamentMatches(tournamentId: string): TournamentMatchRecord[] {
+    if (!this.hasTournaments) return [];
+    const rows = this.db
+      .prepare(`SELECT * FROM tournament_matches WHERE tournament_id = ? AND status = 'done' ORDER BY finish_seq, round, match_index`)
+      .all(tournamentId) as TournamentMatchRow[];
+    return rows.map(toTournamentMatch);
+  }
+
+  /**
+   * An event added to a match after it ended (a tournament adds its programs' output), committed
+   * when this returns. The events of a match this store still has open go through the queue.
+   */
+  appendEvent(matchId: string, event: { at: number; seat?: number | null; type: string; data?: unknown }): void {
+    if (this.eventSeq.has(matchId)) {
+      this.addEvent(matchId, event);
+      return;
+    }
+    this.flush();
+    const data = event.data === undefined ? null : JSON.stringify(event.data);
+    this.writeNow(() => {
+      this.db
+        .prepare(
+          `INSERT INTO events (match_id, seq, at, seat, type, data)
+           SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM events WHERE match_id = ?`,
+        )
+        .run(matchId, event.at, event.seat ?? null, event.type, data, matchId);
+    });
+  }
+
+  private changeMatch(sql: string, args: (string | number | null)[], what: string): void {
+    if (this.db.prepare(sql).run(...args).changes === 0) throw new Error(`no tournament match ${what}`);
+  }
+
+  private touchTournament(id: string, at: number): void {
+    this.db.prepare('UPDATE tournaments SET updated_at = CASE WHEN updated_at > ? THEN updated_at ELSE ? END WHERE id = ?').run(at, at, id);
+  }
+
   close(): void {
     if (this.closed) return;
     if (this.mode === 'read') {
@@ -761,4 +981,81 @@ interface MatchRow {
   ended_at: number | null;
   result: string | null;
   meta: string | null;
+}
+
+const TOURNAMENT_SELECT = `SELECT t.*,
+    (SELECT COUNT(*) FROM tournament_matches m WHERE m.tournament_id = t.id) AS total,
+    (SELECT COUNT(*) FROM tournament_matches m WHERE m.tournament_id = t.id AND m.status = 'done') AS done
+  FROM tournaments t`;
+
+interface TournamentRow {
+  id: string;
+  name: string;
+  game: string;
+  format: string;
+  spec: string;
+  source: string | null;
+  status: string;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+  note: string | null;
+  total: number;
+  done: number;
+}
+
+function toTournament(r: TournamentRow): TournamentRecord {
+  return {
+    id: r.id,
+    name: r.name,
+    game: r.game,
+    format: r.format,
+    spec: JSON.parse(r.spec) as unknown,
+    source: r.source,
+    status: r.status as TournamentStatus,
+    total: r.total,
+    done: r.done,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    finishedAt: r.finished_at,
+    note: r.note,
+  };
+}
+
+interface TournamentMatchRow {
+  tournament_id: string;
+  id: string;
+  round: number;
+  match_index: number;
+  seats: string;
+  seed: number;
+  bye: number;
+  status: string;
+  result: string | null;
+  records: string;
+  output: string;
+  started_at: number | null;
+  ended_at: number | null;
+  worker: string | null;
+  attempts: number;
+}
+
+function toTournamentMatch(r: TournamentMatchRow): TournamentMatchRecord {
+  return {
+    tournamentId: r.tournament_id,
+    id: r.id,
+    round: r.round,
+    index: r.match_index,
+    seats: JSON.parse(r.seats) as string[],
+    seed: r.seed,
+    bye: r.bye === 1,
+    status: r.status as TournamentMatchStatus,
+    result: r.result === null ? null : (JSON.parse(r.result) as unknown),
+    records: JSON.parse(r.records) as string[],
+    output: JSON.parse(r.output) as ProgramOutput[],
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    worker: r.worker,
+    attempts: r.attempts,
+  };
 }
