@@ -1,0 +1,426 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { ProgramExit, ProgramLauncher, ProgramRun } from '../core/tournament-match.js';
+import { commandArgv, type Limits } from './file.js';
+
+/**
+ * Runs an entrant's external program for one match: no shell, its own process group and working
+ * directory, a clean environment, bounded stdout/stderr, and limits on wall-clock time, CPU time
+ * and resident memory of the whole process group. What is enforced and how is documented in
+ * docs/tournaments.md ("Sandbox: what is enforced").
+ */
+
+export interface SandboxOptions {
+  /** The entrant's command line with {placeholders} (split and filled by file.ts commandArgv). */
+  command: string;
+  /** Its working directory (created when missing); also its HOME, with TMPDIR=cwd/tmp. */
+  cwd: string;
+  /** Per match; missing ones take SANDBOX_DEFAULTS (CPU defaults to the wall-clock limit). */
+  limits: Limits;
+  /** Added to the clean environment (wins over it). */
+  env?: Record<string, string>;
+  /** Per stream, default 64 KiB: the first half and the last half are kept, the rest counted. */
+  maxOutputBytes?: number;
+  /** stop(): SIGKILL this long after SIGTERM, default 2000 ms. */
+  stopGraceMs?: number;
+  /** How RLIMIT_CPU is set: `prlimit` (util-linux) or `sh -c 'ulimit -t …'`; default: prlimit when present. */
+  cpuLimitVia?: 'prlimit' | 'ulimit';
+}
+
+export interface SandboxOutput {
+  run: ProgramRun;
+  stdout: string;
+  stderr: string;
+  /** Bytes dropped from stdout and stderr together. */
+  truncated: number;
+  exit: ProgramExit | null;
+}
+
+export interface Sandbox {
+  launch: ProgramLauncher;
+  /** Every program launched so far, in launch order, with what it has printed until now. */
+  outputs(): SandboxOutput[];
+  /** Stops every program still running. */
+  stopAll(): Promise<void>;
+}
+
+/** The limits used when the tournament file gives none. */
+export const SANDBOX_DEFAULTS = { wallSeconds: 30 * 60, memoryMb: 2048 } as const;
+export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
+export const DEFAULT_STOP_GRACE_MS = 2000;
+/** How often the process group's CPU time and resident memory are sampled. */
+export const POLL_MS = 200;
+/** How long after the leader's exit its output pipes may stay open (held by escaped processes). */
+const DRAIN_MS = 500;
+
+const PRLIMIT_CANDIDATES = ['/usr/bin/prlimit', '/bin/prlimit', '/usr/sbin/prlimit', '/sbin/prlimit'];
+let prlimitPath: string | null | undefined;
+
+function findPrlimit(): string | null {
+  if (prlimitPath === undefined) {
+    prlimitPath = PRLIMIT_CANDIDATES.find((p) => isExecutableFile(p)) ?? null;
+  }
+  return prlimitPath;
+}
+
+/** What this machine can enforce: RLIMIT_CPU through prlimit (else through `ulimit -t` in sh). */
+export function sandboxSupport(): { prlimit: boolean } {
+  return { prlimit: findPrlimit() !== null };
+}
+
+export function createSandboxLauncher(options: SandboxOptions): Sandbox {
+  const runs: SandboxRun[] = [];
+  const launch: ProgramLauncher = (values) => {
+    const run = new SandboxRun(options, values);
+    runs.push(run);
+    return run;
+  };
+  return {
+    launch,
+    outputs: () =>
+      runs.map((run) => ({
+        run,
+        stdout: run.stdout.text(),
+        stderr: run.stderr.text(),
+        truncated: run.stdout.truncated + run.stderr.truncated,
+        exit: run.exit,
+      })),
+    stopAll: async () => {
+      await Promise.all(runs.map((run) => run.stop()));
+    },
+  };
+}
+
+/** The environment a program sees: nothing of the server's own (no SPIELHALLE_* secrets). */
+export function sandboxEnv(
+  cwd: string,
+  extra: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: cwd,
+    TMPDIR: path.join(cwd, 'tmp'),
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    TZ: 'UTC',
+  };
+  const javaHome = process.env.JAVA_HOME;
+  if (javaHome !== undefined) env.JAVA_HOME = javaHome;
+  return { ...env, ...extra };
+}
+
+/** Keeps the first and the last half of `max` bytes of a stream and counts what lies between. */
+export class BoundedOutput {
+  private readonly headMax: number;
+  private readonly tailMax: number;
+  private head: Buffer[] = [];
+  private headBytes = 0;
+  private tail: Buffer[] = [];
+  private tailBytes = 0;
+  private dropped = 0;
+
+  constructor(max: number) {
+    this.headMax = Math.floor(max / 2);
+    this.tailMax = max - this.headMax;
+  }
+
+  push(chunk: Buffer): void {
+    let rest = chunk;
+    if (this.headBytes < this.headMax) {
+      const take = Math.min(this.headMax - this.headBytes, rest.length);
+      this.head.push(Buffer.from(rest.subarray(0, take)));
+      this.headBytes += take;
+      rest = rest.subarray(take);
+    }
+    if (rest.length === 0) return;
+    this.tail.push(rest);
+    this.tailBytes += rest.length;
+    // Drop whole chunks that lie entirely before the last tailMax bytes.
+    for (
+      let first = this.tail[0];
+      first && this.tailBytes - first.length >= this.tailMax;
+      first = this.tail[0]
+    ) {
+      this.tail.shift();
+      this.tailBytes -= first.length;
+      this.dropped += first.length;
+    }
+  }
+
+  /** Bytes dropped so far. */
+  get truncated(): number {
+    return this.dropped + Math.max(0, this.tailBytes - this.tailMax);
+  }
+
+  text(): string {
+    let tail = Buffer.concat(this.tail);
+    if (tail.length > this.tailMax) tail = tail.subarray(tail.length - this.tailMax);
+    const head = Buffer.concat(this.head).toString('utf8');
+    const dropped = this.truncated;
+    return dropped > 0
+      ? `${head}\n[… ${dropped} bytes dropped …]\n${tail.toString('utf8')}`
+      : head + tail.toString('utf8');
+  }
+}
+
+type Resolved = { file: string } | { error: string };
+
+function isExecutableFile(file: string): boolean {
+  try {
+    if (!statSync(file).isFile()) return false;
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Finds the program like execvp would (PATH when the word has no slash), to report a clear error. */
+function resolveProgram(word: string, cwd: string, pathVar: string): Resolved {
+  const check = (file: string): Resolved => {
+    let isFile: boolean;
+    try {
+      isFile = statSync(file).isFile();
+    } catch {
+      return { error: `no such program: ${file}` };
+    }
+    if (!isFile) return { error: `not a program file: ${file}` };
+    try {
+      accessSync(file, constants.X_OK);
+    } catch {
+      return { error: `not executable: ${file}` };
+    }
+    return { file };
+  };
+  if (word === '') return { error: 'empty command' };
+  if (word.includes('/')) return check(path.resolve(cwd, word));
+  let notExecutable: Resolved | null = null;
+  for (const dir of pathVar.split(':')) {
+    const result = check(path.resolve(cwd, dir === '' ? '.' : dir, word));
+    if ('file' in result) return result;
+    if (notExecutable === null && result.error.startsWith('not executable')) notExecutable = result;
+  }
+  return notExecutable ?? { error: `no such program on PATH: ${word}` };
+}
+
+class SandboxRun implements ProgramRun {
+  pid: number | undefined;
+  readonly exited: Promise<ProgramExit>;
+  done = false;
+  exit: ProgramExit | null = null;
+  readonly stdout: BoundedOutput;
+  readonly stderr: BoundedOutput;
+
+  private resolveExit!: (exit: ProgramExit) => void;
+  private child: ChildProcess | null = null;
+  private limitHit: ProgramExit['limit'];
+  private leaderGone = false;
+  private stopping = false;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly cpuLimit: number;
+  private readonly memoryBytes: number;
+  private readonly grace: number;
+  private lastCpu = 0;
+
+  constructor(options: SandboxOptions, values: Readonly<Record<string, string>>) {
+    this.exited = new Promise((resolve) => (this.resolveExit = resolve));
+    const max = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+    this.stdout = new BoundedOutput(max);
+    this.stderr = new BoundedOutput(max);
+    const wall = options.limits.wallSeconds ?? SANDBOX_DEFAULTS.wallSeconds;
+    this.cpuLimit = options.limits.cpuSeconds ?? wall;
+    this.memoryBytes = (options.limits.memoryMb ?? SANDBOX_DEFAULTS.memoryMb) * 1024 * 1024;
+    this.grace = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
+    try {
+      this.start(options, values, wall);
+    } catch (e) {
+      this.finish({ code: null, signal: null, error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+
+  private start(options: SandboxOptions, values: Readonly<Record<string, string>>, wall: number): void {
+    const argv = commandArgv(options.command, values);
+    const cwd = path.resolve(options.cwd);
+    mkdirSync(path.join(cwd, 'tmp'), { recursive: true });
+    const env = sandboxEnv(cwd, options.env);
+    const [word, ...args] = argv;
+    if (word === undefined) throw new Error('empty command');
+    const resolved = resolveProgram(word, cwd, env.PATH ?? '');
+    if ('error' in resolved) throw new Error(resolved.error);
+
+    // RLIMIT_CPU per process: SIGXCPU at the soft limit, SIGKILL one second later (the hard limit).
+    const soft = Math.max(1, Math.ceil(this.cpuLimit));
+    const hard = soft + 1;
+    const prlimit = options.cpuLimitVia === 'ulimit' ? null : findPrlimit();
+    if (options.cpuLimitVia === 'prlimit' && prlimit === null) throw new Error('prlimit is not installed');
+    const [file, wrapped] =
+      prlimit !== null
+        ? [prlimit, [`--cpu=${soft}:${hard}`, '--', resolved.file, ...args]]
+        : [
+            '/bin/sh',
+            ['-c', `ulimit -S -t ${soft} && ulimit -H -t ${hard} && exec "$@"`, 'sh', resolved.file, ...args],
+          ];
+
+    const child = spawn(file, wrapped, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    this.pid = child.pid;
+    child.stdout.on('data', (chunk: Buffer) => this.stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    child.on('error', (err) => {
+      if (this.pid === undefined) this.finish({ code: null, signal: null, error: err.message });
+    });
+    child.on('exit', (code, signal) => this.leaderExited(code, signal));
+    if (this.pid === undefined) return; // 'error' follows
+    this.timers.push(setTimeout(() => this.limitKill('wall'), wall * 1000));
+    watch(this.pid, (cpu, rss) => this.sample(cpu, rss));
+  }
+
+  private sample(cpuSeconds: number, rssBytes: number): void {
+    if (this.leaderGone) return;
+    this.lastCpu = Math.max(this.lastCpu, cpuSeconds);
+    if (rssBytes > this.memoryBytes) this.limitKill('memory');
+    else if (cpuSeconds > this.cpuLimit) this.limitKill('cpu');
+  }
+
+  private limitKill(limit: NonNullable<ProgramExit['limit']>): void {
+    if (this.leaderGone || this.limitHit !== undefined) return;
+    this.limitHit = limit;
+    this.killGroup('SIGKILL');
+  }
+
+  private killGroup(signal: NodeJS.Signals): void {
+    if (this.pid === undefined) return;
+    try {
+      process.kill(-this.pid, signal);
+    } catch {
+      // ESRCH: the group is empty already.
+    }
+  }
+
+  private leaderExited(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.leaderGone) return;
+    this.leaderGone = true;
+    // Nothing of the group may outlive its leader (the pgid cannot be reused while members live).
+    this.killGroup('SIGKILL');
+    if (this.pid !== undefined) unwatch(this.pid);
+    for (const t of this.timers) clearTimeout(t);
+    let limit = this.limitHit;
+    if (
+      limit === undefined &&
+      (signal === 'SIGXCPU' || (signal === 'SIGKILL' && this.lastCpu >= this.cpuLimit))
+    )
+      limit = 'cpu';
+    const exit: ProgramExit = { code, signal, ...(limit === undefined ? {} : { limit }) };
+    const child = this.child;
+    if (child === null) return this.finish(exit);
+    // Let the pipes drain; a process that escaped the group (setsid) could hold them open.
+    const streams = [child.stdout, child.stderr].filter((s) => s !== null && !s.closed);
+    if (streams.length === 0) return this.finish(exit);
+    let open = streams.length;
+    const drained = setTimeout(() => {
+      for (const s of streams) s?.destroy();
+      this.finish(exit);
+    }, DRAIN_MS);
+    for (const s of streams) {
+      s?.once('close', () => {
+        if (--open === 0) {
+          clearTimeout(drained);
+          this.finish(exit);
+        }
+      });
+    }
+  }
+
+  private finish(exit: ProgramExit): void {
+    if (this.done) return;
+    this.done = true;
+    this.leaderGone = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.exit = exit;
+    this.resolveExit(exit);
+  }
+
+  stop(): Promise<ProgramExit> {
+    if (!this.done && !this.leaderGone && !this.stopping) {
+      this.stopping = true;
+      this.killGroup('SIGTERM');
+      this.timers.push(setTimeout(() => this.killGroup('SIGKILL'), this.grace));
+    }
+    return this.exited;
+  }
+}
+
+// One poller for all sandboxes: every POLL_MS it reads /proc/<pid>/stat of every process once and
+// sums CPU time (utime+stime+cutime+cstime) and resident memory by process group.
+
+type Sampler = (cpuSeconds: number, rssBytes: number) => void;
+const watched = new Map<number, Sampler>();
+let pollTimer: NodeJS.Timeout | null = null;
+let pageSize: number | undefined;
+const CLOCK_TICKS = 100; // USER_HZ: the unit of /proc/<pid>/stat times on every Linux ABI
+
+function watch(pgid: number, sampler: Sampler): void {
+  watched.set(pgid, sampler);
+  if (pollTimer === null) {
+    pollTimer = setInterval(pollGroups, POLL_MS);
+    pollTimer.unref();
+  }
+}
+
+function unwatch(pgid: number): void {
+  watched.delete(pgid);
+  if (watched.size === 0 && pollTimer !== null) {
+    clearInterval(pollTimer);
+    pollTimer = null;
+  }
+}
+
+function getPageSize(): number {
+  if (pageSize === undefined) {
+    try {
+      pageSize =
+        Number(execFileSync('getconf', ['PAGESIZE'], { encoding: 'utf8', timeout: 2000 }).trim()) || 4096;
+    } catch {
+      pageSize = 4096;
+    }
+  }
+  return pageSize;
+}
+
+function pollGroups(): void {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return; // no procfs: only the wall clock and RLIMIT_CPU apply
+  }
+  const page = getPageSize();
+  const totals = new Map<number, { ticks: number; rss: number }>();
+  for (const name of names) {
+    const c = name.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // Fields after "pid (comm) ": state ppid pgrp … utime(14) stime cutime cstime … rss(24).
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const pgid = Number(f[2]);
+    if (!watched.has(pgid)) continue;
+    const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    const rss = Number(f[21]) * page;
+    const t = totals.get(pgid);
+    if (t === undefined) totals.set(pgid, { ticks, rss });
+    else {
+      t.ticks += ticks;
+      t.rss += rss;
+    }
+  }
+  for (const [pgid, sampler] of [...watched]) {
+    const t = totals.get(pgid);
+    if (t !== undefined) sampler(t.ticks / CLOCK_TICKS, t.rss);
+  }
+}

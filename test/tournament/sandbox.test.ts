@@ -1,0 +1,237 @@
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  BoundedOutput,
+  createSandboxLauncher,
+  sandboxSupport,
+  type Sandbox,
+  type SandboxOptions,
+} from '../../src/tournament/sandbox.js';
+
+const PROBE = path.resolve(import.meta.dirname, '../fixtures/tournament/programs/probe');
+const NODE = process.execPath;
+const root = mkdtempSync(path.join(tmpdir(), 'sandbox-test-'));
+const sandboxes: Sandbox[] = [];
+
+afterAll(async () => {
+  await Promise.all(sandboxes.map((s) => s.stopAll()));
+  rmSync(root, { recursive: true, force: true });
+});
+
+let dirs = 0;
+function sandbox(command: string, more: Partial<SandboxOptions> = {}): Sandbox {
+  const s = createSandboxLauncher({ command, cwd: path.join(root, `run-${++dirs}`), limits: {}, ...more });
+  sandboxes.push(s);
+  return s;
+}
+
+function probe(args: string): string {
+  return `"${NODE}" "${PROBE}" ${args}`;
+}
+
+/** Running: kill(pid, 0) succeeds and it is no zombie (a zombie is dead, waiting for PID 1 to reap it). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('sandbox', () => {
+  it('reports what this machine enforces', () => {
+    expect(sandboxSupport()).toEqual({ prlimit: existsSync('/usr/bin/prlimit') });
+  });
+
+  it('fills placeholders as whole words, runs in cwd with a clean environment', async () => {
+    process.env.SPIELHALLE_SECRET = 'do-not-leak';
+    try {
+      const s = sandbox(probe('show -n {name} -p {port} x{port}y'), { env: { EXTRA: 'yes' } });
+      const run = s.launch({ name: 'anna maria "the bot"', port: '4711' });
+      expect(run.pid).toBeGreaterThan(0);
+      const exit = await run.exited;
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(run.done).toBe(true);
+      const [out] = s.outputs();
+      const shown = JSON.parse(out!.stdout) as { args: string[]; cwd: string; env: Record<string, string> };
+      expect(shown.args).toEqual(['-n', 'anna maria "the bot"', '-p', '4711', 'x4711y']);
+      const cwd = path.join(root, `run-${dirs}`);
+      expect(shown.cwd).toBe(cwd);
+      expect(readFileSync(path.join(cwd, 'probe-was-here.txt'), 'utf8')).toBe('hello\n');
+      expect(shown.env).toMatchObject({
+        HOME: cwd,
+        TMPDIR: path.join(cwd, 'tmp'),
+        LANG: 'C.UTF-8',
+        LC_ALL: 'C.UTF-8',
+        EXTRA: 'yes',
+      });
+      expect(existsSync(path.join(cwd, 'tmp'))).toBe(true);
+      expect(Object.keys(shown.env).filter((k) => k.startsWith('SPIELHALLE'))).toEqual([]);
+      expect(Object.keys(shown.env).sort()).toEqual(
+        [
+          'EXTRA',
+          'HOME',
+          'LANG',
+          'LC_ALL',
+          'PATH',
+          'TMPDIR',
+          'TZ',
+          ...(process.env.JAVA_HOME ? ['JAVA_HOME'] : []),
+        ].sort(),
+      );
+      expect(out!.exit).toEqual(exit);
+    } finally {
+      delete process.env.SPIELHALLE_SECRET;
+    }
+  });
+
+  it('keeps the first and the last half of the output bound and counts the rest', async () => {
+    const small = sandbox(probe('print abcdefghijklmnopqrstuvwxyz short'), { maxOutputBytes: 10 });
+    await small.launch({}).exited;
+    const [a] = small.outputs();
+    expect(a!.stdout).toBe('abcde\n[… 16 bytes dropped …]\nvwxyz');
+    expect(a!.stderr).toBe('short');
+    expect(a!.truncated).toBe(16);
+
+    const total = 10 * 1024 * 1024;
+    const big = sandbox(probe(`flood ${total}`));
+    await big.launch({}).exited;
+    const [b] = big.outputs();
+    const [head, tail] = b!.stdout.split(`\n[… ${total - 65536} bytes dropped …]\n`);
+    expect(Buffer.byteLength(head!)).toBe(32768);
+    expect(Buffer.byteLength(tail!)).toBe(32768);
+    // The probe writes 160 blocks of 64 KiB, each the digits 0–9 repeated from the block's start.
+    const block = Array.from({ length: 65536 }, (_, i) => String(i % 10)).join('');
+    expect(head).toBe(block.slice(0, 32768));
+    expect(tail).toBe(block.slice(32768));
+    expect(b!.stderr).toBe('flood done\n');
+    expect(b!.truncated).toBe(total - 65536);
+  });
+
+  it('bounds output that arrives in chunks of any size', () => {
+    const out = new BoundedOutput(8);
+    for (const piece of ['ab', 'cdefghij', 'k', 'lmnopqrstuvw', 'xy', 'z']) out.push(Buffer.from(piece));
+    expect(out.text()).toBe('abcd\n[… 18 bytes dropped …]\nwxyz');
+    expect(out.truncated).toBe(18);
+    const exact = new BoundedOutput(8);
+    exact.push(Buffer.from('12345678'));
+    expect(exact.text()).toBe('12345678');
+    expect(exact.truncated).toBe(0);
+  });
+
+  it('kills at the wall-clock limit', async () => {
+    const s = sandbox(probe('sleep'), { limits: { wallSeconds: 0.5 } });
+    const started = Date.now();
+    const run = s.launch({});
+    const exit = await run.exited;
+    const took = Date.now() - started;
+    expect(exit).toEqual({ code: null, signal: 'SIGKILL', limit: 'wall' });
+    expect(took).toBeGreaterThanOrEqual(490);
+    expect(took).toBeLessThan(1000);
+  });
+
+  it.each(sandboxSupport().prlimit ? (['prlimit', 'ulimit'] as const) : (['ulimit'] as const))(
+    'ends a busy loop at the CPU limit (RLIMIT_CPU through %s)',
+    async (via) => {
+      const s = sandbox(probe('spin'), { limits: { cpuSeconds: 1 }, cpuLimitVia: via });
+      const exit = await s.launch({}).exited;
+      expect(exit.limit).toBe('cpu');
+      expect(exit.code).toBeNull();
+      expect(['SIGXCPU', 'SIGKILL']).toContain(exit.signal);
+    },
+  );
+
+  it('counts the CPU time of the whole process group', async () => {
+    // Three busy children: the group reaches 1 s long before any child reaches its own RLIMIT_CPU.
+    const spin = probe('spin');
+    const s = sandbox(`sh -c '${spin} & ${spin} & ${spin} & wait'`, { limits: { cpuSeconds: 1 } });
+    const exit = await s.launch({}).exited;
+    // Per-process RLIMIT_CPU would end each child with SIGXCPU and let sh exit normally instead.
+    expect(exit).toEqual({ code: null, signal: 'SIGKILL', limit: 'cpu' });
+  });
+
+  it('kills a program above the memory limit', async () => {
+    const s = sandbox(probe('alloc 300'), { limits: { memoryMb: 100 } });
+    const exit = await s.launch({}).exited;
+    expect(exit).toEqual({ code: null, signal: 'SIGKILL', limit: 'memory' });
+    expect(s.outputs()[0]!.stdout).not.toContain('holding 300 MB');
+  });
+
+  it('stop() kills the whole process group, grandchildren included', async () => {
+    const s = sandbox(`sh -c 'sleep 1000 & echo $!; sleep 1000'`);
+    const run = s.launch({});
+    await until(() => s.outputs()[0]!.stdout.includes('\n'));
+    const grandchild = Number(s.outputs()[0]!.stdout.trim());
+    const leader = run.pid!;
+    expect(running(leader) && running(grandchild)).toBe(true);
+    const exit = await run.stop();
+    expect(exit.signal).toBe('SIGTERM');
+    expect(exit.limit).toBeUndefined();
+    expect(running(leader)).toBe(false);
+    await until(() => !running(grandchild), 1000);
+    expect(await run.stop()).toBe(exit);
+  });
+
+  it('kills what a leader leaves behind when it exits', async () => {
+    const s = sandbox(`sh -c 'sleep 1000 & echo $!; exit 3'`);
+    const exit = await s.launch({}).exited;
+    expect(exit).toEqual({ code: 3, signal: null });
+    const orphan = Number(s.outputs()[0]!.stdout.trim());
+    await until(() => !running(orphan), 1000);
+  });
+
+  it('sends SIGKILL after the grace period when SIGTERM is ignored', async () => {
+    const s = sandbox(`sh -c 'trap "" TERM; echo ready; sleep 1000'`, { stopGraceMs: 200 });
+    const run = s.launch({});
+    await until(() => s.outputs()[0]!.stdout.includes('ready'));
+    const started = Date.now();
+    const exit = await run.stop();
+    expect(exit).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+  });
+
+  it('resolves a failed start with an error and never throws', async () => {
+    const notExecutable = path.join(root, 'not-executable');
+    writeFileSync(notExecutable, '#!/bin/sh\necho hi\n');
+    chmodSync(notExecutable, 0o644);
+    const cases: [string, Record<string, string>, RegExp][] = [
+      [
+        'no-such-program-spielhalle -p {port}',
+        { port: '1' },
+        /no such program on PATH: no-such-program-spielhalle/,
+      ],
+      ['./missing/client {port}', { port: '1' }, /no such program: .*missing\/client/],
+      [`"${notExecutable}"`, {}, /not executable: .*not-executable/],
+      [root, {}, /not a program file/],
+      [`java -jar 'unterminated`, {}, /unterminated single quote/],
+      ['client {gameId}', {}, /no value for placeholder \{gameId\}/],
+    ];
+    for (const [command, values, error] of cases) {
+      const s = sandbox(command);
+      const run = s.launch(values);
+      expect(run.pid).toBeUndefined();
+      const exit = await run.exited;
+      expect(exit.code).toBeNull();
+      expect(exit.error).toMatch(error);
+      expect(run.done).toBe(true);
+      expect(await run.stop()).toBe(exit);
+      expect(s.outputs()[0]!.exit).toBe(exit);
+    }
+  });
+});
