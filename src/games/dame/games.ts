@@ -30,6 +30,12 @@ export interface CreateGameOptions {
   start?: DameState;
   /** The IP of the client whose `ID` creates the game: counted against its share (`maxGamesPerHost`). */
   host?: string;
+  /** The seats' names on the wire and in the record (tournaments: the entrants); default `White Player`, `Black Player`. */
+  seatNames?: readonly [string, string];
+  /** The record's seed (tournaments: the opening's seed). */
+  seed?: string | number;
+  /** Added to the record's meta (tournaments: the tournament match id). */
+  meta?: Readonly<Record<string, unknown>>;
 }
 
 export interface GamesOptions {
@@ -133,6 +139,9 @@ export class DameGames {
       publish: this.o.publish,
       onEnded: (m) => this.ended(m),
       creatorHost: host ?? null,
+      ...(options.seatNames ? { seatNames: options.seatNames } : {}),
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      ...(options.meta ? { meta: options.meta } : {}),
       idleSeatTimeoutMs: this.o.idleSeatTimeoutMs ?? 0,
       onIdleClosed: (m) => this.remove(m),
     });
@@ -159,6 +168,20 @@ export class DameGames {
     if (this.games.get(match.id) !== match) return;
     this.games.delete(match.id);
     this.o.log.info({ gameId: match.id }, 'game removed');
+  }
+
+  /**
+   * Ends a game at once (tournaments: nobody came, or the match was cut off): a waiting game leaves
+   * the table and its seated clients are disconnected; a running one is recorded aborted with
+   * `reason` and its clients are disconnected. False when there is no such game.
+   */
+  close(id: string, reason: string): boolean {
+    const match = this.games.get(id);
+    if (!match) return false;
+    const wasWaiting = match.status === 'waiting';
+    match.close(reason);
+    if (wasWaiting) this.remove(match);
+    return true;
   }
 
   /** Every game in memory, oldest first. */

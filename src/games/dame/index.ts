@@ -10,6 +10,7 @@ import { botPlayer } from './players.js';
 import { verifyDameMatch } from './replay.js';
 import { DameServer } from './server.js';
 import { dameServerOptions } from './settings.js';
+import { dameTournament } from './tournament.js';
 import { registerDameWebRoutes } from './web.js';
 
 export { DameServer } from './server.js';
@@ -65,4 +66,5 @@ export const dame: GameModule = {
     registerDameWebRoutes(app, dameServer, { log: ctx.log, host: dameServer.info().host });
   },
   verify: verifyDameMatch,
+  tournament: dameTournament,
 };

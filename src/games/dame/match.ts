@@ -48,6 +48,11 @@ export interface MatchOptions {
   idleSeatTimeoutMs?: number;
   /** The game was closed for want of an opponent (see `idleSeatTimeoutMs`). */
   onIdleClosed?: (match: Match) => void;
+  /** The seats' names (default `White Player`, `Black Player`). */
+  seatNames?: readonly [string, string];
+  /** The record's seed and extra meta (tournaments). */
+  seed?: string | number;
+  meta?: Readonly<Record<string, unknown>>;
 }
 
 const GAME = 'dame';
@@ -83,7 +88,7 @@ export class Match {
     this.createdAt = o.clock.now();
     this.state = o.start;
     this.log = o.log.child({ gameId: o.id });
-    this.seats = [newSeat(0, o.engineSeat === 0), newSeat(1, o.engineSeat === 1)];
+    this.seats = [newSeat(0, o.engineSeat === 0, o.seatNames?.[0]), newSeat(1, o.engineSeat === 1, o.seatNames?.[1])];
     this.creatorHost = o.creatorHost ?? null;
     if (this.creatorHost !== null) this.armIdle();
   }
@@ -211,6 +216,24 @@ export class Match {
     });
   }
 
+  /**
+   * Ends the game from outside (a tournament's match that nobody joined or that was cut off): a
+   * running game is recorded aborted with `reason`; a waiting one takes nobody any more. Seated
+   * clients are disconnected without a line (the protocol has none for it).
+   */
+  close(reason: string): void {
+    this.guard(undefined, () => {
+      const peers = this.seats.map((s) => s.peer);
+      if (this.phase === 'running') this.end(null, reason, 'aborted');
+      else if (this.phase === 'waiting') {
+        this.discard();
+        this.phase = 'over';
+        for (const s of this.seats) cancelTimers(s);
+      }
+      for (const peer of peers) peer?.close();
+    });
+  }
+
   /** Server stop: a running game is recorded as aborted; connections are closed by the server. */
   stop(): void {
     this.idle?.cancel();
@@ -233,8 +256,9 @@ export class Match {
       this.o.store?.startMatch({
         game: GAME,
         startedAt: now,
+        ...(this.o.seed !== undefined ? { seed: this.o.seed } : {}),
         seats: this.seats.map((s) => ({ seat: s.seat, name: s.name, kind: s.kind, address: s.address ?? undefined })),
-        meta: { gameId: this.id, gameName: this.name, moveTimeMs: this.moveTimeMs, board: boardLines(this.state), toMove: this.state.toMove },
+        meta: { ...this.o.meta, gameId: this.id, gameName: this.name, moveTimeMs: this.moveTimeMs, board: boardLines(this.state), toMove: this.state.toMove },
       }) ?? null;
     for (const s of this.seats) if (this.recordId !== null) s.peer?.attachRecord(this.recordId);
     this.log.info({ matchId: this.recordId }, 'game started');

@@ -41,10 +41,10 @@ export interface SeatState {
   failed: boolean;
 }
 
-export function newSeat(seat: Seat, engine: boolean): SeatState {
+export function newSeat(seat: Seat, engine: boolean, name: string = DEFAULT_SEAT_NAMES[seat]): SeatState {
   return {
     seat,
-    name: DEFAULT_SEAT_NAMES[seat],
+    name,
     kind: engine ? 'engine' : 'open',
     peer: null,
     address: engine ? 'engine' : null,

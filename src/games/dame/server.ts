@@ -177,6 +177,14 @@ export class DameServer implements GameServer {
     return created.value.id;
   }
 
+  /**
+   * Ends a game at once: a waiting one leaves the table, a running one is recorded aborted with
+   * `reason`; its clients are disconnected without a line. False when there is no such game.
+   */
+  closeGame(id: string, reason: string): boolean {
+    return this.games.close(id, reason);
+  }
+
   /** The games in memory: waiting and running first (oldest first), then ended ones. */
   listGames(): DameGameRow[] {
     const rows = this.games.all().map((m) => m.row());

@@ -1,0 +1,378 @@
+import type { SpectatorEvent } from '../../core/game-server.js';
+import type { Logger } from '../../core/log.js';
+import type { RecordStore } from '../../core/records.js';
+import { Rng } from '../../core/rng.js';
+import type {
+  MatchSeat,
+  ProgramExit,
+  ProgramRun,
+  TournamentArena,
+  TournamentMatchOutcome,
+  TournamentMatchRequest,
+  TournamentSeatResult,
+  TournamentSupport,
+} from '../../core/tournament-match.js';
+import { createDameBot, DAME_BOTS, isDameBotName } from './bots/index.js';
+import { DameClient, type DamePlayer } from './client.js';
+import { DameEnginePool } from './engine-pool.js';
+import { botPlayer } from './players.js';
+import type { Seat } from './protocol.js';
+import { apply, createState, initialState, legalMoves, type DameState } from './rules.js';
+import { createDameServer, type DameServer } from './server.js';
+
+/**
+ * Dame tournament matches (issue 17, docs/dame.md "Tournaments"): one Dame server on 127.0.0.1
+ * (an ephemeral port) for the whole tournament; per match the arena creates a game for exactly
+ * these two seats (entrant names on the wire and in the record), starting from an opening that
+ * the match's seed gives, and seats each entrant: our bots through DameClient over TCP, programs
+ * with `{host} {port} {gameId} {player}` (player 1 = White = `PLAYER 0`, 2 = Black).
+ */
+
+/** Single moves of the seeded opening: two each, so White (seat 0) moves first from it. */
+export const OPENING_PLIES = 4;
+/** Auto mode's client silence before the MOTD: short, but a v2 client still answers before it. */
+const MOTD_DELAY_MS = 100;
+/** After the game a program may still exit by itself this long before it is stopped. */
+const EXIT_GRACE_MS = 500;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+const BOT_INFO: Record<(typeof DAME_BOTS)[number], string> = {
+  random: 'a random legal move',
+  greedy: 'takes the most material now, else random',
+  depth2: 'alpha-beta to a fixed depth of 2 single moves',
+  depth4: 'alpha-beta to a fixed depth of 4 single moves',
+  engine: 'the full engine (iterative deepening, endgame rules) in a worker thread; option timeMs caps its think time',
+};
+
+/**
+ * The opening of a seed: `OPENING_PLIES` random legal single moves from the start position, played
+ * on to the end of a capture sequence if one is under way. The same seed always gives the same
+ * position; it is returned as a fresh start (White to move, no history), as the record stores it.
+ */
+export function dameOpening(seed: number | string): DameState {
+  const rng = Rng.seeded(`dame-opening:${seed}`);
+  for (let attempt = 0; attempt < 16; attempt++) {
+    let state = initialState();
+    while (state.result === null && (state.plies < OPENING_PLIES || state.mustContinue || state.toMove !== 'white')) {
+      const next = apply(state, rng.pick(legalMoves(state)));
+      if (!next.ok) break;
+      state = next.value;
+    }
+    const start = createState(state, 'white');
+    if (start.result === null && state.toMove === 'white' && !state.mustContinue) return start;
+  }
+  return initialState();
+}
+
+function checkBot(bot: string, options: Readonly<Record<string, unknown>>): string[] {
+  if (!isDameBotName(bot)) return [`unknown Dame bot "${bot}" (bots: ${DAME_BOTS.join(', ')})`];
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(options)) {
+    if (key === 'seed') {
+      if (typeof value !== 'string' && typeof value !== 'number') problems.push(`options.seed: must be a string or a number`);
+    } else if (key === 'timeMs' && bot === 'engine') {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 600_000)
+        problems.push(`options.timeMs: must be a whole number of ms from 1 to 600000`);
+    } else problems.push(`options.${key}: unknown option for bot:${bot} (allowed: ${bot === 'engine' ? 'timeMs, seed' : 'seed'})`);
+  }
+  return problems;
+}
+
+/** Single-thread engine pools, one per engine seat of a running match, kept warm for the next. */
+class EnginePools {
+  private readonly idle: DameEnginePool[] = [];
+  private readonly all = new Set<DameEnginePool>();
+  private closed = false;
+
+  constructor(private readonly log: Logger) {}
+
+  async take(): Promise<DameEnginePool> {
+    const pool = this.idle.pop();
+    if (pool) return pool;
+    const fresh = new DameEnginePool({ threads: 1, log: this.log });
+    this.all.add(fresh);
+    await fresh.warm();
+    return fresh;
+  }
+
+  give(pool: DameEnginePool): void {
+    if (this.closed) void pool.close();
+    else this.idle.push(pool);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.idle.length = 0;
+    await Promise.all([...this.all].map((p) => p.close()));
+  }
+}
+
+interface SeatPlay {
+  index: Seat;
+  seat: MatchSeat;
+  program: ProgramRun | null;
+  client: DameClient | null;
+  release: (() => void) | null;
+  seated: boolean;
+  everSeated: boolean;
+  /** Why it failed before the game started (crashed), if it did. */
+  failure: string | null;
+}
+
+type End =
+  | { kind: 'over'; winner: Seat | null; reason: string }
+  | { kind: 'no-start' }
+  | { kind: 'aborted'; reason: string };
+
+const exitText = (exit: ProgramExit): string =>
+  exit.error !== undefined
+    ? `could not start: ${exit.error}`
+    : exit.limit !== undefined
+      ? `was stopped by its ${exit.limit} limit`
+      : exit.signal !== null
+        ? `was killed by ${exit.signal}`
+        : `exited with code ${String(exit.code)}`;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+class DameArena implements TournamentArena {
+  private readonly running = new Set<(reason: string) => void>();
+  private closed = false;
+
+  constructor(
+    private readonly server: DameServer,
+    private readonly pools: EnginePools,
+    private readonly log: Logger,
+  ) {}
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const abort of this.running) abort('the tournament server stopped');
+    await this.server.stop();
+    await this.pools.close();
+  }
+
+  async play(request: TournamentMatchRequest): Promise<TournamentMatchOutcome> {
+    const [white, black] = request.seats;
+    if (request.seats.length !== 2 || !white || !black) throw new Error(`a Dame match has 2 seats, got ${request.seats.length}`);
+    const names = [white.name, black.name] as const;
+    const aborted = (reason: string, records: string[] = []): TournamentMatchOutcome => ({
+      seats: names.map((name) => ({ name, points: 0 })),
+      reason,
+      records,
+      aborted: true,
+    });
+    if (this.closed) return aborted('the tournament server stopped');
+    if (request.signal?.aborted) return aborted('aborted');
+
+    const gameId = this.server.createGame({
+      name: `Tournament ${request.id}`,
+      moveTimeMs: request.moveTimeMs,
+      start: dameOpening(request.seed),
+      seatNames: names,
+      seed: request.seed,
+      meta: { tournamentMatch: request.id },
+    });
+    const log = this.log.child({ gameId, tournamentMatch: request.id });
+    const seats: SeatPlay[] = request.seats.map((seat, i) => ({
+      index: i as Seat,
+      seat,
+      program: null,
+      client: null,
+      release: null,
+      seated: false,
+      everSeated: false,
+      failure: null,
+    }));
+
+    let settle: (end: End) => void = () => undefined;
+    const ended = new Promise<End>((resolve) => (settle = resolve));
+    let over = false;
+    const end = (e: End): void => {
+      if (over) return;
+      over = true;
+      settle(e);
+    };
+    const status = (): string | undefined => this.server.getGame(gameId)?.status;
+    /**
+     * A seat failed before the game started: once every other seat has joined (or failed too), the
+     * game is not played. Checked after the server's own handling of the event (a seat taken last
+     * starts the game right after its event).
+     */
+    const checkNoStart = (): void => {
+      setImmediate(() => {
+        if (over || status() !== 'waiting') return;
+        if (seats.some((s) => s.failure !== null) && seats.every((s) => s.seated || s.failure !== null)) end({ kind: 'no-start' });
+      });
+    };
+    const failedBeforeStart = (s: SeatPlay, why: string): void => {
+      if (over || status() !== 'waiting') return;
+      s.failure ??= why;
+      checkNoStart();
+    };
+
+    const unsubscribe = this.server.subscribe((event: SpectatorEvent) => {
+      const data = event.data as { gameId?: string; seat?: number; winner?: Seat | null; reason?: string } | null;
+      if (data?.gameId !== gameId) return;
+      const s = data.seat === 0 || data.seat === 1 ? seats[data.seat] : undefined;
+      if (event.type === 'seatTaken' && s) {
+        s.seated = s.everSeated = true;
+        checkNoStart();
+      } else if (event.type === 'seatFreed' && s) s.seated = false;
+      else if (event.type === 'gameOver') {
+        const reason = data.reason ?? 'unknown';
+        if (reason === 'server stopped' || reason === 'internal error') end({ kind: 'aborted', reason });
+        else end({ kind: 'over', winner: data.winner ?? null, reason });
+      }
+    });
+    const onAbort = (): void => end({ kind: 'aborted', reason: 'aborted' });
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    const stopHere = (reason: string): void => end({ kind: 'aborted', reason });
+    this.running.add(stopHere);
+    const connectMs = request.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const deadline = setTimeout(() => {
+      if (status() !== 'waiting') return;
+      for (const s of seats) if (!s.seated) s.failure ??= s.everSeated ? 'left its seat before the game started' : `never connected within ${connectMs} ms`;
+      end({ kind: 'no-start' });
+    }, connectMs);
+    deadline.unref();
+
+    try {
+      try {
+        await Promise.all(seats.map((s) => this.startSeat(s, request, gameId, log, failedBeforeStart)));
+      } catch (err) {
+        this.server.closeGame(gameId, 'internal error');
+        await this.stopSeats(seats, 0);
+        throw err;
+      }
+      const result = await ended;
+      clearTimeout(deadline);
+      const records = [this.server.getGame(gameId)?.matchId].filter((id): id is string => typeof id === 'string');
+      if (result.kind === 'aborted') {
+        this.server.closeGame(gameId, result.reason);
+        await this.stopSeats(seats, 0);
+        return aborted(result.reason, records);
+      }
+      if (result.kind === 'no-start') {
+        this.server.closeGame(gameId, 'a seat never joined');
+        await this.stopSeats(seats, 0);
+        return noStartOutcome(seats, connectMs);
+      }
+      await this.stopSeats(seats, EXIT_GRACE_MS);
+      return overOutcome(seats, result.winner, result.reason, records);
+    } finally {
+      clearTimeout(deadline);
+      unsubscribe();
+      request.signal?.removeEventListener('abort', onAbort);
+      this.running.delete(stopHere);
+    }
+  }
+
+  /** Starts one seat: our bot over TCP in this process, or the entrant's program. */
+  private async startSeat(
+    s: SeatPlay,
+    request: TournamentMatchRequest,
+    gameId: string,
+    log: Logger,
+    failed: (s: SeatPlay, why: string) => void,
+  ): Promise<void> {
+    const port = this.server.port;
+    const player = s.seat.player;
+    if (player.kind === 'program') {
+      const run = player.launch({ host: '127.0.0.1', port: String(port), gameId, player: String(s.index + 1) });
+      s.program = run;
+      void run.exited.then((exit) => failed(s, `${exitText(exit)} before the game started`));
+      return;
+    }
+    const options = player.options;
+    const seed = `${typeof options.seed === 'string' || typeof options.seed === 'number' ? options.seed : 'tournament'}:${request.seed}:${s.index}`;
+    let move: DamePlayer;
+    if (player.bot === 'engine') {
+      const pool = await this.pools.take();
+      s.release = () => this.pools.give(pool);
+      const cap = typeof options.timeMs === 'number' ? options.timeMs : Infinity;
+      let n = 0;
+      move = (state, budgetMs) => pool.choose(state, Math.max(1, Math.min(budgetMs, cap)), `${seed}:${n++}`, 0);
+    } else {
+      if (!isDameBotName(player.bot)) throw new Error(`unknown Dame bot "${player.bot}"`);
+      move = botPlayer(createDameBot(player.bot), seed);
+    }
+    const client = new DameClient({ host: '127.0.0.1', port, gameId, seat: s.index, player: move, log: log.child({ seat: s.index, bot: player.bot }) });
+    s.client = client;
+    void client.run().then((r) => {
+      if (r.outcome === 'error') failed(s, `our bot gave up before the game started: ${r.error ?? 'unknown'}`);
+    });
+  }
+
+  /** Stops every bot and program of the match; programs get `graceMs` to exit by themselves first. */
+  private async stopSeats(seats: readonly SeatPlay[], graceMs: number): Promise<void> {
+    await Promise.all(
+      seats.map(async (s) => {
+        s.client?.stop();
+        s.release?.();
+        s.release = null;
+        const run = s.program;
+        if (!run) return;
+        if (!run.done && graceMs > 0) await Promise.race([run.exited, sleep(graceMs)]);
+        await run.stop();
+      }),
+    );
+  }
+}
+
+function noStartOutcome(seats: readonly SeatPlay[], connectMs: number): TournamentMatchOutcome {
+  const failed = seats.filter((s) => s.failure !== null || !s.seated);
+  const results: TournamentSeatResult[] = seats.map((s) => {
+    const lost = failed.includes(s);
+    const note = s.failure ?? (s.seated ? undefined : `never connected within ${connectMs} ms`);
+    return { name: s.seat.name, outcome: lost ? 'loss' : 'win', points: 0, ...(lost ? { crashed: true } : {}), ...(lost && note ? { note } : {}) };
+  });
+  const reason = failed.map((s) => `${s.seat.name} ${s.failure ?? 'never connected'}`).join('; ');
+  return { seats: results, reason: reason || 'a seat never joined', records: [] };
+}
+
+function overOutcome(seats: readonly SeatPlay[], winner: Seat | null, reason: string, records: string[]): TournamentMatchOutcome {
+  const loser = winner === null ? null : winner === 0 ? 1 : 0;
+  const results: TournamentSeatResult[] = seats.map((s) => {
+    const base = { name: s.seat.name, points: 0 };
+    if (winner === null) return { ...base, outcome: 'draw' };
+    if (s.index === winner) return { ...base, outcome: 'win' };
+    if (reason === 'timeout') return { ...base, outcome: 'loss', timedOut: true, note: 'no answer within the move time' };
+    if (reason === 'disconnect') {
+      const exit = s.program?.done ? ' (its program ended)' : '';
+      return { ...base, outcome: 'loss', crashed: true, note: `its connection closed during the game${exit}` };
+    }
+    if (reason.startsWith('invalid-move') || reason.startsWith('protocol-error')) return { ...base, outcome: 'loss', note: reason };
+    return { ...base, outcome: 'loss' };
+  });
+  const text = loser === null ? reason : `${reason}: ${seats[loser]?.seat.name ?? '?'} loses`;
+  return { seats: results, reason: text, records };
+}
+
+async function open(context: { store: RecordStore; log: Logger }): Promise<TournamentArena> {
+  const log = context.log.child({ game: 'dame', part: 'tournament' });
+  const server = createDameServer({
+    host: '127.0.0.1',
+    port: 0,
+    log,
+    store: context.store,
+    mode: 'auto',
+    motdDelayMs: MOTD_DELAY_MS,
+    // Games exist only as the arena creates them: a client with a wrong id gets `- Game does not exist`.
+    autoCreate: false,
+    // Every client comes from loopback: no per-host shares, and the arena itself closes games nobody joined.
+    maxConnectionsPerHost: 0,
+    maxGamesPerHost: 0,
+    idleSeatTimeoutMs: 0,
+    maxGames: 10_000,
+    maxConnections: 10_000,
+  });
+  await server.start();
+  return new DameArena(server, new EnginePools(log), log);
+}
+
+export const dameTournament: TournamentSupport = {
+  bots: DAME_BOTS.map((name) => ({ name, description: BOT_INFO[name] })),
+  checkBot,
+  open,
+};
