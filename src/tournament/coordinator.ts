@@ -1,0 +1,439 @@
+import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from '../core/log.js';
+import type { ProgramOutput, RecordStore, TournamentMatchRecord } from '../core/records.js';
+import type {
+  MatchSeat,
+  TournamentArena,
+  TournamentMatchOutcome,
+  TournamentSupport,
+} from '../core/tournament-match.js';
+import { GAMES } from '../games/registry.js';
+import type { GameModule } from '../games/types.js';
+import type { TournamentSpec } from './file.js';
+import { matchPrograms, sandboxPrograms, type ProgramFactory } from './programs.js';
+import { schedule, swissRound, type ScheduledMatch, type SwissGame } from './schedule.js';
+import { computeStandings, type MatchResult, type SeatResult, type Standings } from './standings.js';
+
+/**
+ * The coordinator: creates a tournament (its schedule in the record store) and runs it, `parallel`
+ * matches at a time through one arena of the game. Everything it needs to resume is in the store
+ * and written before the next step: a match is `running` while played, `done` with its result
+ * once recorded; a run that was cut off (Ctrl-C, crash, kill -9) leaves `running` rows, which the
+ * next run puts back to `pending` and plays again. So no match is counted twice and none is lost.
+ */
+
+export interface TournamentProgress {
+  id: string;
+  done: number;
+  /** Matches in the whole tournament (Swiss: scheduled rounds and the rounds still to come). */
+  total: number;
+  /** Schedule ids of the matches being played. */
+  running: string[];
+  /** When this run started (ms since epoch). */
+  startedAt: number;
+  elapsedMs: number;
+  /** Matches finished per minute in this run. */
+  perMinute: number;
+  etaMs: number | null;
+  leader: string | null;
+}
+
+export type RunOutcome = 'finished' | 'stopped' | 'failed';
+
+export interface RunOptions {
+  log: Logger;
+  /** The games to find the tournament's in (tests inject a fake one); default: all. */
+  games?: readonly GameModule[];
+  /** Matches at a time; overrides the spec's `parallel`. */
+  parallel?: number;
+  /** Aborting stops the tournament: matches in flight are cut off and played again on resume. */
+  signal?: AbortSignal;
+  onProgress?(progress: TournamentProgress): void;
+  /** The data directory: programs without a `cwd` run in `<workDir>/tournaments/<id>/<entrant>`. */
+  workDir: string;
+  /** Who plays (`host:pid` by default), kept with each match. */
+  worker?: string;
+  /** How external programs are started (default: the sandbox with the entrant's limits). */
+  programs?: ProgramFactory;
+  now?: () => number;
+}
+
+/** A match whose play() throws is tried this often in one run before the tournament fails. */
+export const MAX_ATTEMPTS = 3;
+
+export function tournamentSupport(game: string, games: readonly GameModule[] = GAMES): TournamentSupport {
+  const module = games.find((g) => g.name === game);
+  if (!module) throw new Error(`unknown game "${game}"`);
+  if (!module.tournament) throw new Error(`${module.title} cannot play tournaments yet`);
+  return module.tournament;
+}
+
+/** Problems with the spec's bot entrants, one line each. */
+export function checkEntrants(spec: TournamentSpec, support: TournamentSupport): string[] {
+  return spec.entrants.flatMap((e) =>
+    e.kind === 'bot' ? support.checkBot(e.bot, e.options).map((p) => `entrant ${e.name}: ${p}`) : [],
+  );
+}
+
+function stamp(now: number): string {
+  return new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}
+
+/** The first round(s) of the schedule: all of it, or Swiss round 1. */
+function firstMatches(spec: TournamentSpec): ScheduledMatch[] {
+  return spec.format === 'swiss' ? swissRound(spec, 1, []) : schedule(spec);
+}
+
+/**
+ * Creates a tournament with its schedule (Swiss: round 1) and returns its id
+ * (`t-<yyyymmdd>-<hhmmss>-<game>`). Throws when the game has no tournament support or a bot
+ * entrant is unknown or has bad options (the message lists every problem).
+ */
+export function createTournament(
+  store: RecordStore,
+  spec: TournamentSpec,
+  source: string | null = null,
+  now = Date.now(),
+  games: readonly GameModule[] = GAMES,
+): string {
+  const support = tournamentSupport(spec.game, games);
+  const problems = checkEntrants(spec, support);
+  if (problems.length > 0) throw new Error(`the tournament has bad entrants:\n  ${problems.join('\n  ')}`);
+  const matches = firstMatches(spec);
+  const base = `t-${stamp(now)}-${spec.game}`;
+  let id = base;
+  for (let n = 2; store.getTournament(id) !== null; n++) id = `${base}-${n}`;
+  store.createTournament({
+    id,
+    name: spec.name,
+    game: spec.game,
+    format: spec.format,
+    spec,
+    source,
+    status: 'stopped',
+    createdAt: now,
+  });
+  store.addTournamentMatches(id, matches);
+  return id;
+}
+
+/** The standings' result of a done match (null for one without). */
+function resultOf(m: TournamentMatchRecord): MatchResult | null {
+  return m.status === 'done' && m.result !== null && typeof m.result === 'object'
+    ? (m.result as MatchResult)
+    : null;
+}
+
+/** Results of the done matches, in the order they finished. */
+export function tournamentResults(store: RecordStore, id: string): MatchResult[] {
+  return store.listFinishedTournamentMatches(id).flatMap((m) => resultOf(m) ?? []);
+}
+
+function entrantNames(store: RecordStore, id: string): string[] {
+  const spec = store.getTournament(id)?.spec as TournamentSpec | undefined;
+  return spec?.entrants.map((e) => e.name) ?? [];
+}
+
+export function tournamentStandings(store: RecordStore, id: string): Standings {
+  return computeStandings(tournamentResults(store, id), { entrants: entrantNames(store, id) });
+}
+
+/** A played match as the standings see it. */
+export function matchResult(
+  m: Pick<TournamentMatchRecord, 'id' | 'round' | 'seed' | 'seats'>,
+  outcome: TournamentMatchOutcome,
+): MatchResult {
+  const seats = outcome.seats.map((s, i): SeatResult & { note?: string } => ({
+    name: m.seats[i] ?? s.name,
+    ...(s.outcome === undefined ? {} : { outcome: s.outcome }),
+    ...(s.placing === undefined ? {} : { placing: s.placing }),
+    points: s.points,
+    ...(s.crashed === true ? { crashed: true } : {}),
+    ...(s.timedOut === true ? { timedOut: true } : {}),
+    ...(s.note === undefined ? {} : { note: s.note }),
+  }));
+  const first = outcome.records[0];
+  return {
+    id: m.id,
+    round: m.round,
+    seed: m.seed,
+    seats,
+    reason: outcome.reason,
+    ...(first === undefined ? {} : { replay: `/matches/${first}` }),
+  };
+}
+
+/** Swiss scoring: win 1, draw ½, loss 0; a bye (no outcome) counts its points. */
+function swissHistory(results: readonly MatchResult[]): SwissGame[] {
+  const score = { win: 1, draw: 0.5, loss: 0 } as const;
+  return results.map((r) => ({
+    seats: r.seats.map((s) => s.name),
+    points: r.seats.map((s) => (s.outcome === undefined ? s.points : score[s.outcome])),
+  }));
+}
+
+/** Whether the pid of a `host:pid` worker on this host is a live process other than this one. */
+function otherLiveWorker(worker: string | null): boolean {
+  if (worker === null) return false;
+  const [host, pidText] = [
+    worker.slice(0, worker.lastIndexOf(':')),
+    worker.slice(worker.lastIndexOf(':') + 1),
+  ];
+  const pid = Number(pidText);
+  if (host !== hostname() || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Runs (or resumes) a tournament until every match is done, the signal aborts it, or a match fails
+ * MAX_ATTEMPTS times. Matches a crash left `running` are played again; done ones never.
+ */
+export async function runTournament(
+  store: RecordStore,
+  id: string,
+  options: RunOptions,
+): Promise<RunOutcome> {
+  const now = options.now ?? Date.now;
+  const log = options.log.child({ tournament: id });
+  const record = store.getTournament(id);
+  if (!record) throw new Error(`no tournament "${id}"`);
+  const spec = record.spec as TournamentSpec;
+  const worker = options.worker ?? `${hostname()}:${process.pid}`;
+  const fail = (note: string): RunOutcome => {
+    log.error({ note }, 'tournament failed');
+    store.setTournamentStatus(id, 'failed', now(), note);
+    return 'failed';
+  };
+
+  let support: TournamentSupport;
+  try {
+    support = tournamentSupport(spec.game, options.games ?? GAMES);
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  const problems = checkEntrants(spec, support);
+  if (problems.length > 0) return fail(problems.join('; '));
+
+  // Resume: what a crash or kill cut off is played again — unless another live process plays it.
+  const cutOff = store.listTournamentMatches(id, { status: 'running' });
+  const live = cutOff.find((m) => otherLiveWorker(m.worker));
+  if (live)
+    throw new Error(
+      `tournament ${id} is being run by ${live.worker ?? '?'} (match ${live.id}); stop that first`,
+    );
+  for (const m of cutOff) store.resetTournamentMatch(id, m.id);
+  if (cutOff.length > 0)
+    log.info({ matches: cutOff.map((m) => m.id) }, 'resuming: matches cut off before are played again');
+  if (store.listTournamentMatches(id).length === 0) store.addTournamentMatches(id, firstMatches(spec));
+
+  const parallel = Math.max(1, Math.floor(options.parallel ?? spec.parallel));
+  const entrants = new Map(spec.entrants.map((e) => [e.name, e]));
+  const factory = options.programs ?? sandboxPrograms;
+  const results = tournamentResults(store, id);
+  const queue = store.listTournamentMatches(id, { status: 'pending' });
+  const startedAt = now();
+  let doneThisRun = 0;
+  const failures = new Map<string, number>();
+  // In an object: set from the match tasks, read after the loop.
+  const state: { failure: string | null } = { failure: null };
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const inFlight = new Map<string, Promise<void>>();
+
+  const progress = (): TournamentProgress => {
+    const matches = store.listTournamentMatches(id);
+    const done = matches.filter((m) => m.status === 'done').length;
+    let total = matches.length;
+    if (spec.format === 'swiss') {
+      const perRound = matches.filter((m) => m.round === 1).length;
+      const scheduledRounds = Math.max(0, ...matches.map((m) => m.round));
+      total += perRound * Math.max(0, spec.rounds - scheduledRounds);
+    }
+    const elapsedMs = now() - startedAt;
+    const perMinute = elapsedMs > 0 ? (doneThisRun * 60_000) / elapsedMs : 0;
+    const leader =
+      results.length > 0
+        ? (computeStandings(results, { entrants: spec.entrants.map((e) => e.name) }).rows[0]?.name ?? null)
+        : null;
+    return {
+      id,
+      done,
+      total,
+      running: [...inFlight.keys()],
+      startedAt,
+      elapsedMs,
+      perMinute,
+      etaMs: perMinute > 0 ? ((total - done) / perMinute) * 60_000 : null,
+      leader,
+    };
+  };
+
+  const finish = (
+    m: TournamentMatchRecord,
+    result: MatchResult,
+    records: string[],
+    output: ProgramOutput[],
+  ): void => {
+    store.finishTournamentMatch(id, m.id, { at: now(), result, records, output });
+    results.push(result);
+    doneThisRun++;
+  };
+
+  /** A failed attempt (play() threw, or the arena cut it off by itself): again later, or the end. */
+  const retry = (m: TournamentMatchRecord, why: string): void => {
+    store.resetTournamentMatch(id, m.id);
+    if (stop.signal.aborted) return;
+    const n = (failures.get(m.id) ?? 0) + 1;
+    failures.set(m.id, n);
+    log.error({ match: m.id, attempt: n, err: why }, 'tournament match failed');
+    if (n >= MAX_ATTEMPTS) {
+      state.failure ??= `match ${m.id} (${m.seats.join(' vs ')}) failed ${n} times: ${why}`;
+      stop.abort();
+    } else queue.push(m);
+  };
+
+  const seatsOf = (m: TournamentMatchRecord, programs: ReturnType<typeof matchPrograms>): MatchSeat[] =>
+    m.seats.map((name, seat): MatchSeat => {
+      const e = entrants.get(name);
+      if (!e) throw new Error(`match ${m.id}: ${name} is not an entrant`);
+      if (e.kind === 'bot') return { name, player: { kind: 'bot', bot: e.bot, options: e.options } };
+      const cwd = e.cwd ?? join(options.workDir, 'tournaments', id, name);
+      mkdirSync(cwd, { recursive: true });
+      return {
+        name,
+        player: {
+          kind: 'program',
+          launch: programs.launcherFor(seat, name, { command: e.command, cwd, limits: e.limits }),
+        },
+      };
+    });
+
+  const play = async (arena: TournamentArena, m: TournamentMatchRecord): Promise<void> => {
+    store.startTournamentMatch(id, m.id, now(), worker);
+    if (m.bye) {
+      finish(
+        m,
+        {
+          id: m.id,
+          round: m.round,
+          seed: m.seed,
+          seats: [{ name: m.seats[0] ?? '', points: spec.gamesPerPairing }],
+          reason: 'bye',
+        },
+        [],
+        [],
+      );
+      return;
+    }
+    const programs = matchPrograms(factory);
+    const abort = new AbortController();
+    const cut = () => abort.abort();
+    stop.signal.addEventListener('abort', cut, { once: true });
+    let outcome: TournamentMatchOutcome | undefined;
+    let error: unknown;
+    let output: ProgramOutput[] = [];
+    try {
+      outcome = await arena.play({
+        id: `${id}/${m.id}`,
+        seed: m.seed,
+        moveTimeMs: Math.round(spec.moveTime * 1000),
+        seats: seatsOf(m, programs),
+        ...(spec.game === 'mia' ? { rounds: spec.gamesPerTable } : {}),
+        signal: abort.signal,
+      });
+    } catch (err) {
+      error = err;
+    } finally {
+      stop.signal.removeEventListener('abort', cut);
+      try {
+        output = await programs.finish();
+      } catch (err) {
+        log.warn({ match: m.id, err }, 'could not collect the programs’ output');
+      }
+    }
+    if (outcome === undefined) {
+      retry(m, error instanceof Error ? error.message : String(error));
+      return;
+    }
+    if (outcome.aborted === true) {
+      if (stop.signal.aborted) store.resetTournamentMatch(id, m.id);
+      else retry(m, `cut off: ${outcome.reason}`);
+      return;
+    }
+    const result = matchResult(m, outcome);
+    finish(m, result, outcome.records, output);
+    const first = outcome.records[0];
+    if (first !== undefined && output.length > 0) {
+      try {
+        store.appendEvent(first, { at: now(), type: 'program-output', data: output });
+      } catch (err) {
+        log.warn(
+          { match: m.id, record: first, err },
+          'could not add the programs’ output to the match record',
+        );
+      }
+    }
+    log.info({ match: m.id, seats: m.seats, reason: outcome.reason }, 'tournament match done');
+  };
+
+  /** Swiss: once a round is all done, the next one from the results so far. */
+  const nextRound = (): boolean => {
+    if (spec.format !== 'swiss') return false;
+    const matches = store.listTournamentMatches(id);
+    const round = Math.max(0, ...matches.map((m) => m.round));
+    if (round >= spec.rounds || matches.some((m) => m.status !== 'done')) return false;
+    store.addTournamentMatches(id, swissRound(spec, round + 1, swissHistory(results)));
+    queue.push(...store.listTournamentMatches(id, { status: 'pending' }));
+    return queue.length > 0;
+  };
+
+  store.setTournamentStatus(id, 'running', now());
+  let arena: TournamentArena;
+  try {
+    arena = await support.open({ store, log });
+  } catch (err) {
+    options.signal?.removeEventListener('abort', onAbort);
+    return fail(`the ${spec.game} server did not start: ${(err as Error).message}`);
+  }
+  log.info({ pending: queue.length, done: results.length, parallel }, 'tournament running');
+  try {
+    for (;;) {
+      while (!stop.signal.aborted && inFlight.size < parallel && queue.length > 0) {
+        const m = queue.shift() as TournamentMatchRecord;
+        const task = play(arena, m)
+          .catch((err: unknown) => {
+            // The store or the coordinator itself: nothing to retry.
+            state.failure ??= `match ${m.id}: ${err instanceof Error ? err.message : String(err)}`;
+            stop.abort();
+          })
+          .finally(() => {
+            inFlight.delete(m.id);
+            options.onProgress?.(progress());
+          });
+        inFlight.set(m.id, task);
+      }
+      if (inFlight.size === 0 && (stop.signal.aborted || (queue.length === 0 && !nextRound()))) break;
+      if (inFlight.size > 0) await Promise.race(inFlight.values());
+    }
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+    await arena.close().catch((err: unknown) => log.warn({ err }, 'the arena did not close cleanly'));
+  }
+  if (state.failure !== null) return fail(state.failure);
+  if (stop.signal.aborted) {
+    store.setTournamentStatus(id, 'stopped', now(), 'stopped');
+    log.info('tournament stopped');
+    return 'stopped';
+  }
+  store.setTournamentStatus(id, 'finished', now());
+  log.info('tournament finished');
+  return 'finished';
+}
