@@ -29,6 +29,8 @@ export interface MiaClientOptions {
   onMessage?: (line: string) => void;
   /** Asked at each invitation (ROUND STARTING) whether to JOIN; default: always (the house line-up sits some out). */
   joins?: () => boolean;
+  /** The server unregistered us on its own (a tournament table after its last round, or too many missed rounds). */
+  onUnregistered?: () => void;
 }
 
 export interface MiaClientStats {
@@ -294,7 +296,15 @@ export class MiaClient {
         return;
       }
       case 'UNREGISTERED':
+        if (this.stopping || !this.registered) return;
         this.registered = false;
+        this.watchdog?.cancel();
+        this.watchdog = null;
+        try {
+          this.options.onUnregistered?.();
+        } catch (error) {
+          this.log.warn({ err: error }, 'onUnregistered handler failed');
+        }
         return;
       case 'HEARTBEAT':
       case 'ECHOING':

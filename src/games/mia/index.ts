@@ -11,6 +11,7 @@ import { HouseLineup } from './house.js';
 import { isValidName, MAX_NAME_LENGTH } from './protocol.js';
 import { summarizeRound, verifyRound } from './replay.js';
 import { MiaServer } from './server.js';
+import { miaTournament } from './tournament.js';
 
 export { MiaServer, MIA_DEFAULTS } from './server.js';
 export type { MiaSnapshot } from './snapshot.js';
@@ -56,24 +57,32 @@ function registerCommands({ bot }: GameCommands): void {
     .addOption(new Option('--strategy <strategy>', 'how the bot plays').choices(MIA_STRATEGIES).default('adaptive'))
     .option('--seed <seed>', 'seed of the bot\'s random choices', 'spielhalle')
     .option('--spectate', 'register as a spectator and print what happens')
-    .action(async (opts: { host: string; port: string; name: string; strategy: MiaStrategy; seed: string; spectate?: boolean }, cmd: Command) => {
+    .option('--stay', 'keep running when the server unregisters us (default: exit with code 0, as at the end of a tournament table)')
+    .action(async (opts: { host: string; port: string; name: string; strategy: MiaStrategy; seed: string; spectate?: boolean; stay?: boolean }, cmd: Command) => {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--port must be a port number, got "${opts.port}"`);
       // A name the protocol cannot carry would register as something else (`a;b` as `a`) or be rejected.
       if (!isValidName(opts.name))
         throw new UsageError(`--name must be 1 to ${MAX_NAME_LENGTH} characters without , ; : spaces or control characters, got ${JSON.stringify(opts.name)}`);
       const log: Logger = createLogger({ level: commandLogLevel(cmd, 'info') });
+      let unregistered = (): void => undefined;
       const client = new MiaClient({
         host: opts.host,
         port,
         name: opts.name,
         ...(opts.spectate ? { onMessage: (line: string) => process.stdout.write(line + '\n') } : { bot: createBot(opts.strategy, opts.seed) }),
         log,
+        onUnregistered: () => unregistered(),
       });
       await client.start();
       log.info({ name: opts.name, strategy: opts.spectate ? 'spectator' : opts.strategy, server: `${opts.host}:${port}` }, 'registered; Ctrl-C to stop');
       await new Promise<void>((resolve) => {
         for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
+        if (opts.stay !== true)
+          unregistered = () => {
+            log.info('the server unregistered us: done');
+            resolve();
+          };
       });
       await client.stop();
       log.info(client.stats, 'stopped');
@@ -107,4 +116,5 @@ export const mia: GameModule = {
   registerCommands,
   verify: verifyRound,
   summarize: summarizeRound,
+  tournament: miaTournament,
 };

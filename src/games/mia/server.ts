@@ -7,7 +7,7 @@ import { connectionLogger, logWire, type Logger } from '../../core/log.js';
 import { badInputTotal, messagesTotal } from '../../core/metrics.js';
 import type { RecordStore } from '../../core/records.js';
 import { parseClient } from './protocol.js';
-import { addressKey, MiaTable, type Address } from './table.js';
+import { addressKey, MiaTable, type Address, type TournamentTable } from './table.js';
 import type { MiaSnapshot } from './snapshot.js';
 
 /** The Mia UDP server: one socket, one table. Bytes in, parsed messages to the table, lines out. */
@@ -34,6 +34,10 @@ export interface MiaServerOptions {
   store: RecordStore | null;
   clock?: Clock;
   tokens?: () => string;
+  /** A tournament match's table (see TournamentTable in table.ts). */
+  tournament?: TournamentTable;
+  /** Registrations only until startRounds() is called (a tournament table waits for its seats). */
+  holdRounds?: boolean;
 }
 
 export const MIA_DEFAULTS = {
@@ -94,6 +98,7 @@ export class MiaServer implements GameServer {
       store: o.store,
       send: (to, line) => this.send(to, line),
       ...(o.tokens ? { tokens: o.tokens } : {}),
+      ...(o.tournament ? { tournament: o.tournament } : {}),
       publish: (type, data) => this.hub.publish({ game: 'mia', type, at: this.clock.now(), data }),
     });
   }
@@ -124,7 +129,12 @@ export class MiaServer implements GameServer {
     this.socket = socket;
     this.boundPort = socket.address().port;
     this.status = 'running';
-    this.table.start();
+    if (this.o.holdRounds !== true) this.table.start();
+  }
+
+  /** Starts the round cycle of a server started with `holdRounds`. */
+  startRounds(): void {
+    if (this.socket) this.table.start();
   }
 
   async stop(): Promise<void> {

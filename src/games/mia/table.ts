@@ -54,6 +54,21 @@ export interface TableOptions {
   };
   /** Public events for spectators of the dashboard. */
   publish?: (type: string, data: unknown) => void;
+  /** A tournament table (src/games/mia/tournament.ts): see TournamentTable. */
+  tournament?: TournamentTable;
+}
+
+/**
+ * A table of a tournament match: only `names` may register (as players, each name held by the
+ * address that registered it first: no takeover, no spectators), scores start at 0 and stay out of
+ * the store's score table, every record carries `meta`, and after `rounds` rounds (finished or
+ * canceled) no other starts: every player gets UNREGISTERED and `onDone` is called.
+ */
+export interface TournamentTable {
+  names: readonly string[];
+  rounds: number;
+  meta: Record<string, unknown>;
+  onDone: () => void;
 }
 
 interface Client {
@@ -148,7 +163,8 @@ export class MiaTable {
     this.tokens = o.tokens ?? randomUUID;
     this.perHost = new HostCounter(o.maxClientsPerHost ?? 0);
     this.warn = new RateLimitedWarn(o.log, 10_000, () => o.clock.now());
-    if (o.store) for (const [name, points] of o.store.getScores(GAME)) this.scores.set(name, points);
+    if (o.tournament) for (const name of o.tournament.names) this.scores.set(name, 0);
+    else if (o.store) for (const [name, points] of o.store.getScores(GAME)) this.scores.set(name, points);
   }
 
   start(): void {
@@ -282,7 +298,15 @@ export class MiaTable {
       return null;
     }
     const holder = this.byName.get(name);
-    if (holder && holder.addr.address !== from.address) {
+    const table = this.o.tournament;
+    if (table && (kind !== 'player' || !table.names.includes(name))) {
+      this.sendTo(from, { type: 'REJECTED', reason: 'INVALID_NAME' }, false);
+      return null;
+    }
+    // At a tournament table a name stays with the address that registered it, and an address with its name.
+    const moved = this.clients.get(key);
+    const taken = holder !== undefined && (holder.addr.address !== from.address || (table !== undefined && holder.key !== key));
+    if (taken || (table !== undefined && moved !== undefined && moved.name !== name)) {
       this.sendTo(from, { type: 'REJECTED', reason: 'NAME_ALREADY_TAKEN' }, false);
       return null;
     }
@@ -304,7 +328,7 @@ export class MiaTable {
     this.recordLife(key, 'in', raw);
     if (kind === 'player') {
       this.lastSeen.set(name, ++this.seen);
-      if (!this.scores.has(name)) {
+      if (!this.scores.has(name) && !table) {
         this.scores.set(name, 0);
         this.sortedNames = null;
         // Decision 10: SCORE lists every player registered since the store was created.
@@ -443,6 +467,17 @@ export class MiaTable {
 
   private newRound(): void {
     if (this.stage.kind === 'stopped') return;
+    const table = this.o.tournament;
+    if (table && this.roundNumber >= table.rounds) {
+      this.timer?.cancel();
+      this.stage = { kind: 'waiting' };
+      for (const c of [...this.clients.values()]) {
+        this.leave(c);
+        this.reply(c.addr, { type: 'UNREGISTERED' });
+      }
+      table.onDone();
+      return;
+    }
     const players = this.players();
     if (players.length < this.o.minPlayers) {
       this.stage = { kind: 'waiting' };
@@ -457,7 +492,7 @@ export class MiaTable {
         seed: this.o.seed,
         startedAt: now,
         seats: players.map((p, i) => ({ seat: i, name: p.name, kind: 'player', address: p.key })),
-        meta: { round: number, rng: this.rng },
+        meta: { ...this.o.tournament?.meta, round: number, rng: this.rng },
       }) ?? null;
     this.record = matchId === null ? null : { matchId, wire: [], inPerClient: new Map(), unrecorded: 0, joined: [], moves: [] };
     const invited = new Map<string, { addr: Address; token: string }>();
@@ -615,7 +650,7 @@ export class MiaTable {
     const gained = roundPoints(state);
     for (const [name, points] of gained) this.scores.set(name, (this.scores.get(name) ?? 0) + points);
     this.broadcast(this.scoreMessage(), true);
-    this.o.store?.setScores(GAME, new Map(state.players.map((p) => [p, this.scores.get(p) ?? 0])), this.o.clock.now());
+    if (!this.o.tournament) this.o.store?.setScores(GAME, new Map(state.players.map((p) => [p, this.scores.get(p) ?? 0])), this.o.clock.now());
     this.endRecord('finished', { round: number, order: state.players, losers: sorted, reason, points: Object.fromEntries(gained) });
     matchesTotal.inc({ game: GAME, status: 'finished' });
     this.roundsPlayed++;
