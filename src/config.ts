@@ -42,6 +42,34 @@ export const settingsSchema = z
         pruneEveryMinutes: z.number().min(1).max(10_080),
       })
       .strict(),
+    /**
+     * Programs staff register for tournaments started from the dashboard: the browser names one,
+     * it never sends a command line (docs/tournaments.md, "Dashboard").
+     */
+    tournaments: z
+      .object({
+        programs: z
+          .array(
+            z
+              .object({
+                name: z.string().regex(/^[A-Za-z0-9_.-]{1,32}$/, '1–32 characters of A–Z a–z 0–9 _ . -'),
+                game: z.enum(['catan', 'mia', 'connect4', 'dame', 'ostseeschach']),
+                command: z.string().min(1),
+                cwd: z.string().min(1).optional(),
+                limits: z
+                  .object({
+                    cpuSeconds: z.number().positive().optional(),
+                    memoryMb: z.number().positive().optional(),
+                    wallSeconds: z.number().positive().optional(),
+                  })
+                  .strict()
+                  .optional(),
+              })
+              .strict(),
+          )
+          .max(1000),
+      })
+      .strict(),
     // Each game's own settings live in its folder (src/games/<game>/settings.ts).
     games: z.object({ catan: catanSettingsSchema, mia: miaSettingsSchema, connect4: connect4SettingsSchema, dame: dameSettingsSchema, ostseeschach: ostseeschachSettingsSchema }).strict(),
   })
@@ -58,6 +86,7 @@ export const DEFAULT_SETTINGS: Settings = {
   seed: '',
   web: { enabled: true, host: '127.0.0.1', port: 8080, token: '' },
   records: { keepDays: 365, wireKeepDays: 30, maxMegabytes: 1024, pruneEveryMinutes: 60 },
+  tournaments: { programs: [] },
   games: {
     catan: CATAN_SETTINGS,
     mia: MIA_SETTINGS,

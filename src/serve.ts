@@ -96,7 +96,7 @@ export async function serve(settings: Settings, only: readonly string[] = [], lo
         const register = game.registerRoutes;
         return register ? [(app: FastifyInstance) => register(app, server, ctx)] : [];
       });
-      const web = createWebServer({ servers, store, log, host: settings.web.host, port: settings.web.port, routes, token: settings.web.token });
+      const web = createWebServer({ servers, store, log, host: settings.web.host, port: settings.web.port, routes, token: settings.web.token, tournaments: { dataDir: settings.dataDir, programs: settings.tournaments.programs } });
       try {
         webPort = (await web.start()).port;
       } catch (err) {

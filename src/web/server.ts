@@ -15,6 +15,7 @@ import type { RecordStore } from '../core/records.js';
 import { isLoopbackHost } from '../core/hosts.js';
 import { newToken, redactToken, requireToken, type ReadOnlyRouteConfig } from './exposure.js';
 import { trackServers } from './metrics.js';
+import { registerTournamentRoutes, type TournamentRoutesOptions } from './tournaments.js';
 import { spectate } from './spectate.js';
 import { defaultStaticDir, registerStatic } from './static.js';
 
@@ -41,6 +42,8 @@ export interface WebOptions {
   requireToken?: boolean;
   /** The token (setting `web.token`); empty or absent: a new random one, when one is required. */
   token?: string | undefined;
+  /** The Tournaments page's settings (data dir, registered programs; tests: games). */
+  tournaments?: Omit<TournamentRoutesOptions, 'store' | 'log'>;
 }
 
 export interface WebServer {
@@ -249,6 +252,7 @@ export function createWebServer(options: WebOptions): WebServer {
       },
     });
 
+    registerTournamentRoutes(api, { store, log, ...options.tournaments });
     for (const register of options.routes ?? []) register(api);
     registerStatic(api, options.staticDir ?? defaultStaticDir());
     done();

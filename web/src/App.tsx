@@ -6,6 +6,9 @@ import { livePages } from './games/index.js';
 import { MatchDetail } from './pages/MatchDetail.js';
 import { Matches } from './pages/Matches.js';
 import { Overview } from './pages/Overview.js';
+import { EntrantDetail } from './pages/EntrantDetail.js';
+import { TournamentDetail } from './pages/TournamentDetail.js';
+import { Tournaments } from './pages/Tournaments.js';
 import { href, useRoute, type Route } from './router.js';
 
 export function App() {
@@ -53,6 +56,12 @@ export function App() {
           >
             {t('nav.matches')}
           </a>
+          <a
+            href={href.tournaments()}
+            className={['tournaments', 'tournament', 'entrant'].includes(route.page) ? 'active' : undefined}
+          >
+            {t('nav.tournaments')}
+          </a>
           <LanguageSwitch current={i18n.language} />
         </div>
       </nav>
@@ -99,6 +108,12 @@ function Page({ route }: { route: Route }) {
       const live = livePages.get(route.game);
       return live ? <live.Page key={route.game} /> : <GenericLive key={route.game} game={route.game} />;
     }
+    case 'tournaments':
+      return <Tournaments offset={route.offset} />;
+    case 'tournament':
+      return <TournamentDetail key={route.id} id={route.id} />;
+    case 'entrant':
+      return <EntrantDetail key={`${route.id}/${route.name}`} id={route.id} name={route.name} />;
     case 'not-found':
       return (
         <section className="page">

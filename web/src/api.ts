@@ -35,6 +35,8 @@ export class ApiError extends Error {
   constructor(
     message: string,
     readonly status: number,
+    /** The answer's JSON body (e.g. a list of `errors`), null when it had none. */
+    readonly body: unknown = null,
   ) {
     super(message);
   }
@@ -75,7 +77,7 @@ async function readJson<T>(response: Response): Promise<T> {
       typeof body === 'object' && body !== null && 'error' in body && typeof body.error === 'string'
         ? body.error
         : `${response.status} ${response.statusText}`;
-    throw new ApiError(message, response.status);
+    throw new ApiError(message, response.status, body);
   }
   return body as T;
 }

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 
 /**
  * A hash router small enough to read: #/, #/matches[?game=&status=&player=&hour=&page=],
- * #/matches/<id>, #/<game>.
+ * #/matches/<id>, #/<game>, #/tournaments[?offset=], #/tournaments/<id>[/entrants/<name>].
  */
 
 /** The Matches page's filters; `status` 'any' lists every status, `hour` is an hour's start (ms). */
@@ -27,6 +27,9 @@ export type Route =
   | { page: 'matches'; filters: MatchFilters }
   | { page: 'match'; id: string }
   | { page: 'live'; game: string }
+  | { page: 'tournaments'; offset: number }
+  | { page: 'tournament'; id: string }
+  | { page: 'entrant'; id: string; name: string }
   | { page: 'not-found'; path: string };
 
 export function parseRoute(hash: string): Route {
@@ -56,6 +59,14 @@ export function parseRoute(hash: string): Route {
     };
   }
   if (parts[0] === 'matches' && parts.length === 2 && parts[1]) return { page: 'match', id: parts[1] };
+  if (parts[0] === 'tournaments') {
+    const offset = Number(params.get('offset') ?? '');
+    if (parts.length === 1)
+      return { page: 'tournaments', offset: Number.isSafeInteger(offset) && offset > 0 ? offset : 0 };
+    if (parts.length === 2 && parts[1]) return { page: 'tournament', id: parts[1] };
+    if (parts.length === 4 && parts[1] && parts[2] === 'entrants' && parts[3])
+      return { page: 'entrant', id: parts[1], name: parts[3] };
+  }
   if (parts.length === 1 && parts[0] && /^[a-z0-9_-]+$/i.test(parts[0]))
     return { page: 'live', game: parts[0] };
   return { page: 'not-found', path };
@@ -77,6 +88,10 @@ export const href = {
   },
   match: (id: string) => `#/matches/${encodeURIComponent(id)}`,
   live: (game: string) => `#/${encodeURIComponent(game)}`,
+  tournaments: (offset = 0) => (offset > 0 ? `#/tournaments?offset=${offset}` : '#/tournaments'),
+  tournament: (id: string) => `#/tournaments/${encodeURIComponent(id)}`,
+  entrant: (id: string, name: string) =>
+    `#/tournaments/${encodeURIComponent(id)}/entrants/${encodeURIComponent(name)}`,
 };
 
 export function useRoute(): Route {

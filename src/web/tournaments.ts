@@ -1,0 +1,497 @@
+import { hostname } from 'node:os';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { DEFAULT_SETTINGS, type Settings } from '../config.js';
+import type { Logger } from '../core/log.js';
+import type { TournamentMatchRecord, TournamentRecord } from '../core/record-types.js';
+import type { RecordStore } from '../core/records.js';
+import { GAMES } from '../games/registry.js';
+import type { GameModule } from '../games/types.js';
+import {
+  createTournament,
+  runTournament,
+  tournamentResults,
+  tournamentStandings,
+  type TournamentProgress as RunProgress,
+} from '../tournament/coordinator.js';
+import { FORMATS_BY_GAME, formatError, parseTournament, type TournamentSpec } from '../tournament/file.js';
+import {
+  computeStandings,
+  matchesCsv,
+  standingsCsv,
+  standingsJson,
+  type MatchResult,
+  type Standings,
+} from '../tournament/standings.js';
+import type {
+  EntrantMatch,
+  EntrantView,
+  HistoryPoint,
+  ProgramView,
+  PublicEntrant,
+  TournamentErrors,
+  TournamentHistory,
+  TournamentMatchView,
+  TournamentOptions,
+  TournamentProgress,
+  TournamentSummary,
+  TournamentView,
+} from './tournament-api.js';
+
+/**
+ * The dashboard's tournaments: list, standings, history, per-entrant output, exports, and creating,
+ * stopping and resuming a tournament that then runs in this serving process. The browser never
+ * sends a command line: program entrants are names of programs staff registered in the settings
+ * (`tournaments.programs`). State-changing routes are POSTs, so the dashboard token guards them
+ * like every other change (exposure.ts).
+ */
+
+export type RegisteredProgram = Settings['tournaments']['programs'][number];
+
+export interface TournamentRoutesOptions {
+  store: RecordStore;
+  log: Logger;
+  /** Where tournaments keep their files (programs' working directories): the settings' data dir. */
+  dataDir?: string;
+  programs?: readonly RegisteredProgram[];
+  /** The games the dashboard offers (tests pass their own); default: every registered game. */
+  games?: readonly GameModule[];
+}
+
+/** At most this many points in the rating chart. */
+const HISTORY_POINTS = 50;
+/** Each captured stream sent at most this long (the store bounds it too). */
+const OUTPUT_CHARS = 64 * 1024;
+/** The rate is measured over this many recent finished matches. */
+const RATE_WINDOW = 30;
+
+const emptyToUndefined = (v: unknown): unknown => (v === '' ? undefined : v);
+
+const listQuery = z.strictObject({
+  game: z.preprocess(emptyToUndefined, z.string().max(64).optional()),
+  limit: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(200).optional()),
+  offset: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(1e9).optional()),
+});
+
+const matchesQuery = z.strictObject({
+  status: z.preprocess(emptyToUndefined, z.enum(['pending', 'running', 'done']).optional()),
+  limit: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(5000).optional()),
+  offset: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(1e9).optional()),
+});
+
+const NAME = z.string().max(64);
+
+const entrantBody = z.union([
+  z.strictObject({ name: NAME, bot: z.string().min(1).max(64), options: z.record(z.string(), z.unknown()).optional() }),
+  z.strictObject({ name: NAME.optional(), program: z.string().min(1).max(64) }),
+]);
+
+const count = z.number().int().positive().max(100_000).optional();
+
+const createBody = z.strictObject({
+  name: z.string().max(200),
+  game: z.string().max(64),
+  format: z.string().max(64),
+  entrants: z.array(entrantBody).max(1024),
+  gamesPerPairing: count,
+  rounds: count,
+  tableSize: count,
+  gamesPerTable: count,
+  moveTime: z.number().positive().max(3600).optional(),
+  seed: z.union([z.string().max(200), z.number().int()]).optional(),
+  parallel: z.number().int().positive().max(256).optional(),
+});
+
+const exportQuery = z.strictObject({ kind: z.enum(['standings', 'matches']).optional() });
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
+    .join('; ');
+}
+
+const errorLine = (path: string, message: string) => ({ path, message, line: path === '' ? message : `${path}: ${message}` });
+
+function specOf(t: TournamentRecord): TournamentSpec | null {
+  const spec = t.spec as Partial<TournamentSpec> | null;
+  return spec && Array.isArray(spec.entrants) ? (spec as TournamentSpec) : null;
+}
+
+function publicEntrants(spec: TournamentSpec | null): PublicEntrant[] {
+  return (spec?.entrants ?? []).map((e) =>
+    e.kind === 'bot' ? { name: e.name, kind: 'bot', bot: e.bot, options: e.options } : { name: e.name, kind: 'program' },
+  );
+}
+
+function progressOf(
+  t: TournamentRecord,
+  finished: readonly TournamentMatchRecord[],
+  live: boolean,
+  run: RunProgress | null,
+): TournamentProgress {
+  const recent = finished.filter((m) => m.endedAt !== null && !m.bye).slice(-RATE_WINDOW);
+  let perMinute: number | null = null;
+  if (recent.length >= 2) {
+    const first = Math.min(...recent.map((m) => m.startedAt ?? m.endedAt ?? 0));
+    const last = Math.max(...recent.map((m) => m.endedAt ?? 0));
+    if (last > first) perMinute = (recent.length / (last - first)) * 60_000;
+  }
+  // Swiss rounds not yet paired count from the run's own total (the store holds only those paired).
+  const total = Math.max(t.total, run?.total ?? 0);
+  const left = total - t.done;
+  const etaMs = live && perMinute !== null && perMinute > 0 ? Math.round((left / perMinute) * 60_000) : null;
+  return { done: t.done, total, perMinute, etaMs };
+}
+
+/** A result with the record ids as replay links when the coordinator left them out. */
+function resultOf(m: TournamentMatchRecord): MatchResult | null {
+  const r = m.result as MatchResult | null;
+  return r !== null && typeof r === 'object' && Array.isArray(r.seats) ? r : null;
+}
+
+function clip(text: string): string {
+  return text.length > OUTPUT_CHARS ? `${text.slice(0, OUTPUT_CHARS)}\n… (${text.length - OUTPUT_CHARS} more characters)` : text;
+}
+
+/** True if a local process with this pid runs (another `spielhalle tournament run`, say). */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** `host:pid` of a running match played by another live process on this machine, if any. */
+function otherWorker(matches: readonly TournamentMatchRecord[]): string | null {
+  const host = hostname();
+  for (const m of matches) {
+    if (m.status !== 'running' || m.worker === null) continue;
+    const at = m.worker.lastIndexOf(':');
+    const pid = Number(m.worker.slice(at + 1));
+    if (m.worker.slice(0, at) !== host) return m.worker;
+    if (Number.isSafeInteger(pid) && pid !== process.pid && processRuns(pid)) return m.worker;
+  }
+  return null;
+}
+
+function attachment(reply: FastifyReply, type: string, filename: string, body: string): FastifyReply {
+  return reply
+    .type(type)
+    .header('content-disposition', `attachment; filename="${filename.replace(/[^\w.-]/g, '_')}"`)
+    .send(body);
+}
+
+export interface TournamentRoutes {
+  /** Stops every tournament this process runs (their cut-off matches are played again on resume). */
+  stopAll(): Promise<void>;
+}
+
+export function registerTournamentRoutes(app: FastifyInstance, options: TournamentRoutesOptions): TournamentRoutes {
+  const { store } = options;
+  const log = options.log.child({ component: 'tournaments' });
+  const games = options.games ?? GAMES;
+  const programs = options.programs ?? [];
+  const workDir = options.dataDir ?? DEFAULT_SETTINGS.dataDir;
+  const running = new Map<string, { controller: AbortController; done: Promise<void>; progress: RunProgress | null }>();
+  /** Standings per tournament, recomputed when a match has finished since. */
+  const standingsCache = new Map<string, { key: string; standings: Standings }>();
+  const historyCache = new Map<string, { key: string; history: TournamentHistory }>();
+
+  const findGame = (name: string) => games.find((g) => g.name === name);
+
+  const standingsOf = (t: TournamentRecord): Standings => {
+    const key = `${t.done}/${t.updatedAt}`;
+    const cached = standingsCache.get(t.id);
+    if (cached?.key === key) return cached.standings;
+    const standings = tournamentStandings(store, t.id);
+    standingsCache.set(t.id, { key, standings });
+    return standings;
+  };
+
+  const summaryOf = (t: TournamentRecord): TournamentSummary => {
+    const { spec: _spec, source: _source, ...rest } = t;
+    const leader = t.done > 0 ? (standingsOf(t).rows[0]?.name ?? null) : null;
+    return { ...rest, live: running.has(t.id), leader };
+  };
+
+  const start = (id: string): void => {
+    const controller = new AbortController();
+    const entry: { controller: AbortController; done: Promise<void>; progress: RunProgress | null } = {
+      controller,
+      done: Promise.resolve(),
+      progress: null,
+    };
+    entry.done = runTournament(store, id, {
+      log,
+      signal: controller.signal,
+      workDir,
+      games,
+      onProgress: (p) => {
+        entry.progress = p;
+      },
+    }).then(
+      (outcome) => log.info({ tournament: id, outcome }, 'tournament ended'),
+      (err: unknown) => log.error({ err, tournament: id }, 'tournament failed'),
+    );
+    running.set(id, entry);
+    void entry.done.finally(() => {
+      if (running.get(id) === entry) running.delete(id);
+    });
+  };
+
+  const stop = async (id: string): Promise<void> => {
+    const entry = running.get(id);
+    if (!entry) return;
+    entry.controller.abort();
+    await entry.done;
+  };
+
+  app.addHook('onClose', async () => {
+    await Promise.all([...running.keys()].map(stop));
+  });
+
+  const notFound = (reply: FastifyReply, id: string) => reply.code(404).send({ error: `no tournament with id ${id}` });
+
+  app.get('/api/tournaments', (request, reply) => {
+    const parsed = listQuery.safeParse(request.query);
+    if (!parsed.success) return reply.code(400).send({ error: `bad query: ${describeIssues(parsed.error)}` });
+    const { game, limit = 20, offset = 0 } = parsed.data;
+    // One more than asked: whether an older page exists.
+    const rows = store.listTournaments({ game, limit: limit + 1, offset });
+    void reply.header('x-has-more', rows.length > limit ? '1' : '0');
+    return reply.send(rows.slice(0, limit).map(summaryOf));
+  });
+
+  app.get('/api/tournaments/programs', (request, reply) => {
+    const game = (request.query as Record<string, unknown>).game;
+    const list: ProgramView[] = programs
+      .filter((p) => typeof game !== 'string' || game === '' || p.game === game)
+      .map((p) => ({ name: p.name, game: p.game }));
+    return reply.send(list);
+  });
+
+  app.get('/api/tournaments/options', (_request, reply) => {
+    const body: TournamentOptions = {
+      games: games.flatMap((g) =>
+        g.tournament
+          ? [
+              {
+                game: g.name,
+                formats: [...FORMATS_BY_GAME[g.name]],
+                bots: g.tournament.bots.map((b) => ({ name: b.name, description: b.description })),
+              },
+            ]
+          : [],
+      ),
+    };
+    return reply.send(body);
+  });
+
+  app.get<{ Params: { id: string } }>('/api/tournaments/:id', (request, reply) => {
+    const t = store.getTournament(request.params.id);
+    if (!t) return notFound(reply, request.params.id);
+    const spec = specOf(t);
+    const live = running.has(t.id);
+    const matches = live ? [] : store.listTournamentMatches(t.id, { status: 'running' });
+    const view: TournamentView = {
+      ...summaryOf(t),
+      entrants: publicEntrants(spec),
+      settings: spec
+        ? {
+            gamesPerPairing: spec.gamesPerPairing,
+            rounds: spec.rounds,
+            tableSize: spec.tableSize,
+            gamesPerTable: spec.gamesPerTable,
+            moveTime: spec.moveTime,
+            seed: spec.seed,
+            parallel: spec.parallel,
+          }
+        : null,
+      progress: progressOf(t, store.listFinishedTournamentMatches(t.id), live, running.get(t.id)?.progress ?? null),
+      standings: standingsOf(t),
+      resumable: !live && t.status !== 'finished' && otherWorker(matches) === null,
+    };
+    return reply.send(view);
+  });
+
+  app.get<{ Params: { id: string } }>('/api/tournaments/:id/matches', (request, reply) => {
+    const parsed = matchesQuery.safeParse(request.query);
+    if (!parsed.success) return reply.code(400).send({ error: `bad query: ${describeIssues(parsed.error)}` });
+    const t = store.getTournament(request.params.id);
+    if (!t) return notFound(reply, request.params.id);
+    const { status, limit = 1000, offset = 0 } = parsed.data;
+    const all = store.listTournamentMatches(t.id, { status });
+    void reply.header('x-total-count', String(all.length));
+    const rows: TournamentMatchView[] = all.slice(offset, offset + limit).map((m) => ({
+      id: m.id,
+      round: m.round,
+      index: m.index,
+      seats: m.seats,
+      seed: m.seed,
+      bye: m.bye,
+      status: m.status,
+      result: resultOf(m),
+      records: m.records,
+      startedAt: m.startedAt,
+      endedAt: m.endedAt,
+      attempts: m.attempts,
+    }));
+    return reply.send(rows);
+  });
+
+  app.get<{ Params: { id: string } }>('/api/tournaments/:id/history', (request, reply) => {
+    const t = store.getTournament(request.params.id);
+    if (!t) return notFound(reply, request.params.id);
+    const key = `${t.done}/${t.updatedAt}`;
+    const cached = historyCache.get(t.id);
+    if (cached?.key === key) return reply.send(cached.history);
+    const entrants = publicEntrants(specOf(t)).map((e) => e.name);
+    const results = store
+      .listFinishedTournamentMatches(t.id)
+      .map(resultOf)
+      .filter((r): r is MatchResult => r !== null);
+    const step = Math.max(1, Math.ceil(results.length / HISTORY_POINTS));
+    const points: HistoryPoint[] = [];
+    let method: Standings['method'] = standingsOf(t).method;
+    for (let done = step; done <= results.length + step - 1; done += step) {
+      const n = Math.min(done, results.length);
+      const standings = computeStandings(results.slice(0, n), { entrants });
+      method = standings.method;
+      points.push({ done: n, ratings: Object.fromEntries(standings.rows.map((r) => [r.name, r.rating])) });
+      if (n === results.length) break;
+    }
+    const history: TournamentHistory = { method, entrants, points };
+    historyCache.set(t.id, { key, history });
+    return reply.send(history);
+  });
+
+  app.get<{ Params: { id: string; name: string } }>('/api/tournaments/:id/entrants/:name', (request, reply) => {
+    const t = store.getTournament(request.params.id);
+    if (!t) return notFound(reply, request.params.id);
+    const { name } = request.params;
+    const entrant = publicEntrants(specOf(t)).find((e) => e.name === name);
+    if (!entrant) return reply.code(404).send({ error: `no entrant ${name} in ${t.id}` });
+    const matches: EntrantMatch[] = store.listTournamentMatches(t.id, { entrant: name }).map((m) => {
+      const result = resultOf(m);
+      const seat = m.seats.indexOf(name);
+      const own = result?.seats.find((s) => s.name === name) ?? result?.seats[seat] ?? null;
+      const output = m.output.find((o) => o.name === name) ?? m.output.find((o) => o.seat === seat) ?? null;
+      return {
+        id: m.id,
+        round: m.round,
+        status: m.status,
+        seats: m.seats,
+        seat,
+        result: own,
+        reason: result?.reason ?? null,
+        records: m.records,
+        output: output ? { ...output, stdout: clip(output.stdout), stderr: clip(output.stderr) } : null,
+        endedAt: m.endedAt,
+      };
+    });
+    const view: EntrantView = {
+      tournament: { id: t.id, name: t.name, game: t.game, status: t.status },
+      entrant,
+      row: standingsOf(t).rows.find((r) => r.name === name) ?? null,
+      matches,
+    };
+    return reply.send(view);
+  });
+
+  app.get<{ Params: { id: string } }>('/api/tournaments/:id/export.csv', (request, reply) => {
+    const parsed = exportQuery.safeParse(request.query);
+    if (!parsed.success) return reply.code(400).send({ error: `bad query: ${describeIssues(parsed.error)}` });
+    const t = store.getTournament(request.params.id);
+    if (!t) return notFound(reply, request.params.id);
+    const kind = parsed.data.kind ?? 'standings';
+    const body = kind === 'standings' ? standingsCsv(standingsOf(t)) : matchesCsv(tournamentResults(store, t.id));
+    return attachment(reply, 'text/csv; charset=utf-8', `${t.id}-${kind}.csv`, body);
+  });
+
+  app.get<{ Params: { id: string } }>('/api/tournaments/:id/export.json', (request, reply) => {
+    const t = store.getTournament(request.params.id);
+    if (!t) return notFound(reply, request.params.id);
+    const body = standingsJson(standingsOf(t), tournamentResults(store, t.id));
+    return attachment(reply, 'application/json; charset=utf-8', `${t.id}.json`, body);
+  });
+
+  app.post('/api/tournaments', (request, reply) => {
+    const parsed = createBody.safeParse(request.body);
+    if (!parsed.success) {
+      const body: TournamentErrors = {
+        error: 'invalid tournament',
+        errors: parsed.error.issues.map((i) => errorLine(i.path.map(String).join('.'), i.message)),
+      };
+      return reply.code(400).send(body);
+    }
+    const { entrants, ...rest } = parsed.data;
+    const errors: TournamentErrors['errors'] = [];
+    const game = findGame(rest.game);
+    if (!game?.tournament) errors.push(errorLine('game', `${rest.game} cannot be played in a tournament here`));
+    const file = {
+      ...rest,
+      entrants: entrants.map((e, i) => {
+        if ('bot' in e) {
+          const options = e.options ?? {};
+          for (const problem of game?.tournament?.checkBot(e.bot, options) ?? [])
+            errors.push(errorLine(`entrants[${i}].bot`, problem));
+          return { name: e.name, bot: e.bot, options };
+        }
+        const program = programs.find((p) => p.name === e.program && p.game === rest.game);
+        if (!program) {
+          errors.push(errorLine(`entrants[${i}].program`, `no registered ${rest.game} program ${e.program}`));
+          return { name: e.name ?? e.program, bot: 'unknown' };
+        }
+        return {
+          name: e.name === undefined || e.name === '' ? program.name : e.name,
+          command: program.command,
+          ...(program.cwd === undefined ? {} : { cwd: program.cwd }),
+          ...(program.limits === undefined ? {} : { limits: program.limits }),
+        };
+      }),
+    };
+    const text = JSON.stringify(file, null, 2);
+    const result = parseTournament(text, { file: 'tournament.json' });
+    if (!result.ok) {
+      for (const e of result.errors) errors.push({ path: e.path, message: e.message, line: formatError(e) });
+    }
+    if (errors.length > 0 || !result.ok) {
+      const body: TournamentErrors = { error: 'invalid tournament', errors };
+      return reply.code(400).send(body);
+    }
+    let id: string;
+    try {
+      id = createTournament(store, result.spec, text, Date.now(), games);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const body: TournamentErrors = { error: 'invalid tournament', errors: message.split('\n').map((m) => errorLine('', m.trim())) };
+      return reply.code(400).send(body);
+    }
+    start(id);
+    log.info({ tournament: id, game: result.spec.game, entrants: result.spec.entrants.length }, 'tournament started from the dashboard');
+    return reply.code(201).send({ id });
+  });
+
+  app.post<{ Params: { id: string } }>('/api/tournaments/:id/stop', async (request, reply) => {
+    const t = store.getTournament(request.params.id);
+    if (!t) return notFound(reply, request.params.id);
+    if (!running.has(t.id)) return reply.code(409).send({ error: `${t.id} is not running in this server` });
+    await stop(t.id);
+    return reply.send(summaryOf(store.getTournament(t.id) ?? t));
+  });
+
+  app.post<{ Params: { id: string } }>('/api/tournaments/:id/resume', (request, reply) => {
+    const t = store.getTournament(request.params.id);
+    if (!t) return notFound(reply, request.params.id);
+    if (running.has(t.id)) return reply.code(409).send({ error: `${t.id} is running already` });
+    if (t.status === 'finished') return reply.code(409).send({ error: `${t.id} is finished` });
+    const other = otherWorker(store.listTournamentMatches(t.id, { status: 'running' }));
+    if (other !== null) return reply.code(409).send({ error: `${t.id} is being played by ${other}` });
+    start(t.id);
+    return reply.send(summaryOf(store.getTournament(t.id) ?? t));
+  });
+
+  return { stopAll: async () => Promise.all([...running.keys()].map(stop)).then(() => undefined) };
+}
