@@ -258,17 +258,24 @@ class SandboxRun implements ProgramRun {
     const resolved = resolveProgram(word, cwd, env.PATH ?? '');
     if ('error' in resolved) throw new Error(resolved.error);
 
-    // RLIMIT_CPU per process: SIGXCPU at the soft limit, SIGKILL one second later (the hard limit).
+    // RLIMIT_CPU per process: SIGXCPU at the soft limit, SIGKILL one second later (the hard limit);
+    // RLIMIT_CORE 0, so that SIGXCPU leaves no core dump behind.
     const soft = Math.max(1, Math.ceil(this.cpuLimit));
     const hard = soft + 1;
     const prlimit = options.cpuLimitVia === 'ulimit' ? null : findPrlimit();
     if (options.cpuLimitVia === 'prlimit' && prlimit === null) throw new Error('prlimit is not installed');
     const [file, wrapped] =
       prlimit !== null
-        ? [prlimit, [`--cpu=${soft}:${hard}`, '--', resolved.file, ...args]]
+        ? [prlimit, [`--cpu=${soft}:${hard}`, '--core=0', '--', resolved.file, ...args]]
         : [
             '/bin/sh',
-            ['-c', `ulimit -S -t ${soft} && ulimit -H -t ${hard} && exec "$@"`, 'sh', resolved.file, ...args],
+            [
+              '-c',
+              `ulimit -S -t ${soft} && ulimit -H -t ${hard} && ulimit -c 0 && exec "$@"`,
+              'sh',
+              resolved.file,
+              ...args,
+            ],
           ];
 
     const child = spawn(file, wrapped, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
