@@ -10,6 +10,7 @@ import { RecordStore, type MatchDetail, type MatchRecord } from './core/records.
 import { parseAge } from './core/retention.js';
 import { findGame, GAMES } from './games/registry.js';
 import { serve, StartError } from './serve.js';
+import { registerTournamentCommands } from './tournament/cli.js';
 
 /** `spielhalle <command>`. Exit codes: 0 ok, 1 failure, 2 usage error. */
 
@@ -229,6 +230,7 @@ export function buildProgram(): Command {
       }
     });
 
+  registerTournamentCommands(program);
   return program;
 }
 

@@ -38,6 +38,8 @@ export interface TournamentProgress {
   perMinute: number;
   etaMs: number | null;
   leader: string | null;
+  /** The match whose end this progress reports (absent when a match was cut off and put back). */
+  finished?: MatchResult | undefined;
 }
 
 export type RunOutcome = 'finished' | 'stopped' | 'failed';
@@ -281,10 +283,11 @@ export async function runTournament(
     result: MatchResult,
     records: string[],
     output: ProgramOutput[],
-  ): void => {
+  ): MatchResult => {
     store.finishTournamentMatch(id, m.id, { at: now(), result, records, output });
     results.push(result);
     doneThisRun++;
+    return result;
   };
 
   /** A failed attempt (play() threw, or the arena cut it off by itself): again later, or the end. */
@@ -316,10 +319,11 @@ export async function runTournament(
       };
     });
 
-  const play = async (arena: TournamentArena, m: TournamentMatchRecord): Promise<void> => {
+  /** Plays one match; its result once it is done, undefined when it goes back to pending. */
+  const play = async (arena: TournamentArena, m: TournamentMatchRecord): Promise<MatchResult | undefined> => {
     store.startTournamentMatch(id, m.id, now(), worker);
     if (m.bye) {
-      finish(
+      return finish(
         m,
         {
           id: m.id,
@@ -331,7 +335,6 @@ export async function runTournament(
         [],
         [],
       );
-      return;
     }
     const programs = matchPrograms(factory);
     const abort = new AbortController();
@@ -361,12 +364,12 @@ export async function runTournament(
     }
     if (outcome === undefined) {
       retry(m, error instanceof Error ? error.message : String(error));
-      return;
+      return undefined;
     }
     if (outcome.aborted === true) {
       if (stop.signal.aborted) store.resetTournamentMatch(id, m.id);
       else retry(m, `cut off: ${outcome.reason}`);
-      return;
+      return undefined;
     }
     const result = matchResult(m, outcome);
     finish(m, result, outcome.records, output);
@@ -382,6 +385,7 @@ export async function runTournament(
       }
     }
     log.info({ match: m.id, seats: m.seats, reason: outcome.reason }, 'tournament match done');
+    return result;
   };
 
   /** Swiss: once a round is all done, the next one from the results so far. */
@@ -413,10 +417,15 @@ export async function runTournament(
             // The store or the coordinator itself: nothing to retry.
             state.failure ??= `match ${m.id}: ${err instanceof Error ? err.message : String(err)}`;
             stop.abort();
+            return undefined;
           })
-          .finally(() => {
+          .then((finished) => {
             inFlight.delete(m.id);
-            options.onProgress?.(progress());
+            try {
+              options.onProgress?.({ ...progress(), ...(finished === undefined ? {} : { finished }) });
+            } catch (err) {
+              log.warn({ err }, 'onProgress threw');
+            }
           });
         inFlight.set(m.id, task);
       }
