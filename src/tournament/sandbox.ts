@@ -288,7 +288,8 @@ class SandboxRun implements ProgramRun {
     });
     child.on('exit', (code, signal) => this.leaderExited(code, signal));
     if (this.pid === undefined) return; // 'error' follows
-    this.timers.push(setTimeout(() => this.limitKill('wall'), wall * 1000));
+    // setTimeout takes at most 2³¹−1 ms (24.8 days).
+    this.timers.push(setTimeout(() => this.limitKill('wall'), Math.min(wall * 1000, 2 ** 31 - 1)));
     watch(this.pid, (cpu, rss) => this.sample(cpu, rss));
   }
 
