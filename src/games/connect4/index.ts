@@ -15,6 +15,7 @@ import { registerConnect4Routes } from './routes.js';
 import { fromMoves, status } from './rules.js';
 import { registerSolveCommand } from './solve-command.js';
 import { runTerminalPlay } from './terminal.js';
+import { connect4Tournament } from './tournament.js';
 import { C4_DEFAULTS, startUdpPeer } from './transport.js';
 
 export { Connect4Hub } from './hub.js';
@@ -147,9 +148,10 @@ function registerCommands({ bot, play, program }: GameCommands): void {
       .description('a Connect Four peer that accepts every invitation and plays it with the solver')
       .option('--name <name>', 'our clientname (1–32 printable ASCII characters)', 'c4-bot')
       .addOption(levelOption('perfect'))
-      .option('--invite <host:port>', 'invite this peer once at the start')
+      .option('--invite <host:port>', 'invite this peer once at the start (if it invites us too, we accept its invitation instead)')
+      .option('--once', 'exit (code 0) when the first game ends, as a tournament program does')
       .option('--seed <seed>', 'seed for choosing among equally good moves', 'spielhalle'),
-  ).action(async (opts: NetworkFlags & { name: string; level: BotLevel; invite?: string; seed: string }, cmd: Command) => {
+  ).action(async (opts: NetworkFlags & { name: string; level: BotLevel; invite?: string; once?: boolean; seed: string }, cmd: Command) => {
     const net = network(opts);
     const log: Logger = createLogger({ level: commandLogLevel(cmd, 'warn') });
     const engine = new Connect4Engine({ log });
@@ -162,10 +164,22 @@ function registerCommands({ bot, play, program }: GameCommands): void {
       if (!m) throw new UsageError(`--invite must be host:port, got "${opts.invite}"`);
       const invited = udp.peer.invite({ address: m[1] ?? '', port: portNumber(m[2] ?? '', '--invite') });
       if (!invited.ok) throw new UsageError(invited.error.message);
+      // Crossed invitations (it invites us too): we take its invitation, so that it moves first.
+      const target = invited.value.key;
+      udp.peer.on((event) => {
+        if (event.type !== 'invitation' || event.from.key !== target || udp.peer.invitee?.key !== target) return;
+        udp.peer.cancelInvite();
+        udp.peer.accept(target);
+      });
     }
     process.stderr.write(`spielhalle: Connect Four bot "${opts.name}" (${opts.level}) on udp ${udp.address.address}:${udp.address.port}; Ctrl-C stops it\n`);
     await new Promise<void>((resolve) => {
       for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
+      // --once: the game's end (or its abort) ends the program, after a moment for the last stage 5s.
+      if (opts.once === true)
+        udp.peer.on((event) => {
+          if (event.type === 'game-over' || event.type === 'aborted') setTimeout(resolve, 300);
+        });
     });
     player.stop();
     await udp.close();
@@ -254,4 +268,5 @@ export const connect4: GameModule = {
     });
   },
   verify,
+  tournament: connect4Tournament,
 };

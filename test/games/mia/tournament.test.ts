@@ -66,7 +66,7 @@ describe('Mia tournament tables', () => {
       await peer.close();
       return peer.lines.filter((l) => l.startsWith('REJECTED') || l === 'REGISTERED');
     })();
-    const outcome = await arena.play({ id: 't1/0', seed: 7, moveTimeMs: 200, rounds: 12, seats: [bot('anna'), bot('bert', 'random'), program('cleo', launch)] });
+    const outcome = await arena.play({ id: 't1/0', seed: 7, moveTimeMs: 200, rounds: 12, connectTimeoutMs: 20_000, seats: [bot('anna'), bot('bert', 'random'), program('cleo', launch)] });
     expect(await intruder).toEqual(['REJECTED;INVALID_NAME', 'REJECTED;INVALID_NAME', 'REJECTED;NAME_ALREADY_TAKEN']);
     expect(outcome.aborted).toBeUndefined();
     expect(outcome.records).toHaveLength(12);
