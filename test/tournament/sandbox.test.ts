@@ -164,9 +164,9 @@ describe('sandbox', () => {
   });
 
   it('counts the CPU time of the whole process group', async () => {
-    // Three busy children: the group reaches 1 s long before any child reaches its own RLIMIT_CPU.
+    // Three busy children: the group reaches 0.5 s long before any child reaches its own RLIMIT_CPU (1 s).
     const spin = probe('spin');
-    const s = sandbox(`sh -c '${spin} & ${spin} & ${spin} & wait'`, { limits: { cpuSeconds: 1 } });
+    const s = sandbox(`sh -c '${spin} & ${spin} & ${spin} & wait'`, { limits: { cpuSeconds: 0.5 } });
     const exit = await s.launch({}).exited;
     // Per-process RLIMIT_CPU would end each child with SIGXCPU and let sh exit normally instead.
     expect(exit).toEqual({ code: null, signal: 'SIGKILL', limit: 'cpu' });
