@@ -5,6 +5,7 @@ import { startHouseGames } from './house.js';
 import { verifyOstseeschachMatch } from './replay.js';
 import { OstseeschachServer } from './server.js';
 import { ostseeschachServerOptions } from './settings.js';
+import { ostseeschachTournament } from './tournament.js';
 import { registerOstseeschachWebRoutes } from './web.js';
 
 export { OstseeschachServer, createOstseeschachServer, OSTSEESCHACH_DEFAULTS } from './server.js';
@@ -48,4 +49,5 @@ export const ostseeschach: GameModule = {
   registerCommands: ({ bot }: GameCommands) => registerOstseeschachBotCommand(bot),
   registerRoutes: (app, _server, ctx) => registerOstseeschachWebRoutes(app, ctx.store),
   verify: verifyOstseeschachMatch,
+  tournament: ostseeschachTournament,
 };

@@ -48,6 +48,20 @@ export interface LobbyOptions {
 
 const RECENT = 20;
 
+/** A room prepared by the server's own code (tournaments): what an admin `prepare` cannot say. */
+export interface PrepareRoomOptions {
+  /** One reserved slot per entry, ONE first: the display name and whether it has timeouts. */
+  readonly slots: readonly { readonly displayName: string; readonly canTimeout: boolean }[];
+  /** The start position (e.g. a seeded layout); default the lobby's next random one. */
+  readonly start?: State | undefined;
+  /** This room's timeouts; default the server's. */
+  readonly softTimeoutMs?: number | undefined;
+  readonly hardTimeoutMs?: number | undefined;
+  /** The record's seed; default `<server seed>#<room number>`. */
+  readonly seed?: string | undefined;
+  readonly meta?: Readonly<Record<string, unknown>> | undefined;
+}
+
 type AdminPacket = Extract<ClientPacket, { type: 'prepare' | 'observe' | 'pause' | 'step' | 'cancel' }>;
 
 export class Lobby {
@@ -228,9 +242,27 @@ export class Lobby {
     if (!observing && preparer.open) preparer.send({ type: 'left', roomId: room.id }, null);
   }
 
-  private createRoom(prepared: boolean, paused: boolean, host: string): Room {
+  /**
+   * Prepares a room like an admin `prepare` with every slot reserved, but with its own start
+   * position, timeouts, seed and record meta (tournaments). Bypasses the room limits and the
+   * prepared-room expiry: the caller cancels a room nobody joined. Returns the reservation codes
+   * in slot order.
+   */
+  prepareRoom(options: PrepareRoomOptions): { roomId: string; reservations: string[] } {
+    const room = this.createRoom(true, false, 'server', options);
+    const reservations: string[] = [];
+    for (const slot of room.prepareSlots(options.slots.map((s) => ({ displayName: s.displayName, canTimeout: s.canTimeout, reserved: true })))) {
+      const code = this.newReservationCode();
+      this.reservations.set(code, { room, slot });
+      reservations.push(code);
+    }
+    this.o.log.info({ room: room.id, slots: options.slots.length }, 'room prepared by the server');
+    return { roomId: room.id, reservations };
+  }
+
+  private createRoom(prepared: boolean, paused: boolean, host: string, own?: PrepareRoomOptions): Room {
     const index = this.roomsCreated++;
-    const start = this.o.startPosition?.(index) ?? createStart(this.rng);
+    const start = own?.start ?? this.o.startPosition?.(index) ?? createStart(this.rng);
     const layout = layoutOf(start);
     const room = new Room({
       id: this.newRoomId(),
@@ -238,9 +270,10 @@ export class Lobby {
       layout: layout ? layoutName(layout) : '',
       prepared,
       paused,
-      softTimeoutMs: this.o.softTimeoutMs,
-      hardTimeoutMs: this.o.hardTimeoutMs,
-      seed: `${this.o.seed}#${index}`,
+      softTimeoutMs: own?.softTimeoutMs ?? this.o.softTimeoutMs,
+      hardTimeoutMs: own?.hardTimeoutMs ?? this.o.hardTimeoutMs,
+      seed: own?.seed ?? `${this.o.seed}#${index}`,
+      meta: own?.meta,
       clock: this.o.clock,
       log: this.o.log,
       store: this.o.store,

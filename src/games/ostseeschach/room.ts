@@ -47,6 +47,8 @@ export interface RoomOptions {
   /** The room is over: forget it and its reservations. */
   readonly onClosed: (room: Room, row: OstseeschachResultRow) => void;
   readonly publish: (type: string, data: unknown) => void;
+  /** Added to the record's meta (tournaments: the tournament match id). */
+  readonly meta?: Readonly<Record<string, unknown>> | undefined;
 }
 
 interface Slot {
@@ -179,6 +181,7 @@ export class Room {
     slot.peer = peer;
     peer.send({ type: 'joined', roomId: this.id }, this.record.matchId);
     this.o.log.info({ room: this.id, team: slot.team, conn: peer.id }, 'player joined');
+    this.o.publish('playerJoined', { roomId: this.id, slot: index, team: slot.team });
     if (this.slots.length === 2 && this.slots.every((s) => s.peer !== null)) this.start();
   }
 
@@ -482,6 +485,7 @@ export class Room {
       address: s.peer?.id,
     }));
     this.record.open(this.o.seed, seats, {
+      ...this.o.meta,
       roomId: this.id,
       layout: this.o.layout,
       prepared: this.o.prepared,
