@@ -8,7 +8,7 @@ import { JsonObjectReader } from './json-reader.js';
 import type { Hall } from './lobby.js';
 import type { Peer } from './match.js';
 import { MAX_MESSAGE_BYTES, MELDUNG_SERVER, Outgoing, parseClient } from './protocol.js';
-import type { Session } from './session.js';
+import type { Lobby, Session } from './session.js';
 
 /**
  * One TCP client: bytes → JSON objects → client messages → the hall; server messages → lines.
@@ -73,6 +73,8 @@ export class Connection implements Peer {
       readonly store: RecordStore | null;
       readonly clock: Clock;
       readonly limits: ConnectionLimits;
+      /** The prepared game this connection came for (a tournament match's own listener); null: the open lobby. */
+      readonly target?: Lobby | null | undefined;
     },
   ) {
     this.conn = address;
@@ -88,7 +90,7 @@ export class Connection implements Peer {
       }),
       o.limits.helloTimeoutMs,
     );
-    this.session = hall.connect(this, address, 'human', null, o.host);
+    this.session = hall.connect(this, address, 'human', o.target ?? null, o.host, false);
     socket.on(
       'data',
       this.guarded('input', (chunk: Buffer) => this.receive(chunk)),

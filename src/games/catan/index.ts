@@ -6,6 +6,7 @@ import { registerCatanBotCommand } from './commands.js';
 import { houseBotSeats, houseLineUp } from './house-games.js';
 import { verifyCatanMatch } from './replay.js';
 import { CatanServer } from './server.js';
+import { catanTournament } from './tournament.js';
 import { catanServerOptions } from './settings.js';
 import type { CatanResultRow } from './snapshot.js';
 import { registerCatanWebRoutes } from './web.js';
@@ -97,4 +98,5 @@ export const catan: GameModule = {
     });
   },
   verify: verifyCatanMatch,
+  tournament: catanTournament,
 };

@@ -10,7 +10,7 @@ import { Match, type HistoryStep, type Participant, type Peer } from './match.js
 import { TEXT, lobbyPlayer } from './messages.js';
 import { MAX_CHAT_LENGTH, MAX_NAME_LENGTH, MELDUNG_SERVER, OK, Outgoing, PROTOCOL, type ClientMessage, type ServerMessage } from './protocol.js';
 import { COLOURS, type Board } from './rules/index.js';
-import type { Lobby, Session } from './session.js';
+import type { Lobby, Reservation, Session } from './session.js';
 import { SERVER_VERSION } from './version.js';
 import type { CatanLobbyRow, CatanMatchRow, CatanResultRow, SeatKind } from './snapshot.js';
 
@@ -97,7 +97,14 @@ export class Hall {
   // ---- sessions --------------------------------------------------------------------------------
 
   /** A new connection (or house bot): the server's Hallo goes out at once. */
-  connect(peer: Peer, address: string, kind: SeatKind = 'human', target: Lobby | null = null, host: string | null = null): Session {
+  connect(
+    peer: Peer,
+    address: string,
+    kind: SeatKind = 'human',
+    target: Lobby | null = null,
+    host: string | null = null,
+    holdsSeat = target !== null,
+  ): Session {
     const session: Session = {
       peer,
       address,
@@ -111,7 +118,7 @@ export class Hall {
       lobby: null,
       match: null,
       target,
-      holdsSeat: target !== null,
+      holdsSeat,
     };
     this.sessions.add(session);
     if (host !== null) {
@@ -172,7 +179,7 @@ export class Hall {
       session.holdsSeat = false;
       target.reserved = Math.max(0, target.reserved - 1);
       if (this.lobbies.includes(target)) {
-        if (target.members.length === 0 && target.reserved === 0) this.dropLobby(target);
+        if (target.members.length === 0 && target.reserved === 0 && !target.reservation) this.dropLobby(target);
         else this.startIfReady(target);
       }
     }
@@ -188,7 +195,8 @@ export class Hall {
     // D9: everyone left in the lobby learns it.
     for (const m of lobby.members) this.send(m, { type: 'status', player: seen(session, false) });
     this.o.log.info({ player: session.id, lobby: lobby.id }, 'left the lobby');
-    if (lobby.members.length === 0 && lobby.reserved === 0) this.dropLobby(lobby);
+    // A prepared game stays for its players until it is called off.
+    if (lobby.members.length === 0 && lobby.reserved === 0 && !lobby.reservation) this.dropLobby(lobby);
     else this.startIfReady(lobby);
   }
 
@@ -201,7 +209,8 @@ export class Hall {
     if (target && session.holdsSeat) target.reserved = Math.max(0, target.reserved - 1);
     session.holdsSeat = false;
     // A house bot's lobby may have started or gone meanwhile.
-    const lobby = target ? (this.lobbies.includes(target) && target.members.length < 4 ? target : null) : this.lobbyFor(session);
+    const seats = target?.reservation?.names.length ?? 4;
+    const lobby = target ? (this.lobbies.includes(target) && target.members.length < seats ? target : null) : this.lobbyFor(session);
     if (!lobby) {
       this.fail(session, MELDUNG_SERVER.gameFull);
       session.peer.end();
@@ -225,7 +234,13 @@ export class Hall {
       return;
     }
     session.refusedName = null;
-    if (name.trim() === '' || codePoints(name) > MAX_NAME_LENGTH) {
+    const names = lobby.reservation?.names;
+    if (
+      name.trim() === '' ||
+      codePoints(name) > MAX_NAME_LENGTH ||
+      // A prepared game takes its players' names only, each once.
+      (names && (!names.includes(name) || lobby.members.some((m) => m !== session && m.name === name)))
+    ) {
       this.fail(session, MELDUNG_SERVER.invalidName);
       return;
     }
@@ -268,13 +283,14 @@ export class Hall {
     }
     session.status = 'Wartet auf Spielbeginn';
     this.statusToLobby(lobby, session);
+    lobby.reservation?.onReady?.(session.name);
     if (!this.startIfReady(lobby)) this.planBotFill(lobby);
     this.send(session, OK);
   }
 
   // ---- lobbies -----------------------------------------------------------------------------------
 
-  private newLobby(dedicated: boolean): Lobby {
+  private newLobby(dedicated: boolean, reservation?: Reservation): Lobby {
     const lobby: Lobby = {
       id: `lobby-${++this.lobbyCount}`,
       members: [],
@@ -285,6 +301,7 @@ export class Hall {
       idleTimer: null,
       reserved: 0,
       waiters: [],
+      reservation,
     };
     this.lobbies.push(lobby);
     this.armIdle(lobby);
@@ -386,8 +403,10 @@ export class Hall {
 
   private startIfReady(lobby: Lobby): boolean {
     const n = lobby.members.length;
-    // Bots on their way get their seats: the game waits for them.
+    const r = lobby.reservation;
+    // Bots on their way get their seats: the game waits for them. A prepared game waits for all its players.
     if (n < 3 || n > 4 || lobby.reserved > 0 || !lobby.members.every((m) => m.status === 'Wartet auf Spielbeginn')) return false;
+    if (r && n !== r.names.length) return false;
     const waiters = lobby.waiters.splice(0);
     this.dropLobby(lobby);
     const number = ++this.gameCount;
@@ -399,18 +418,23 @@ export class Hall {
       address: m.address,
       peer: m.peer,
     }));
-    const order = this.o.order?.(participants.map((p) => p.id));
+    const order = r
+      ? r.names.map((name) => participants.find((p) => p.name === name)!.id)
+      : this.o.order?.(participants.map((p) => p.id));
     if (order) participants = order.map((id) => participants.find((p) => p.id === id)!);
     const allMachines = participants.every((p) => p.kind !== 'human');
-    const board = this.o.board?.(number);
+    const board = r ? undefined : this.o.board?.(number);
     const start = (): ReturnType<typeof Match.start> => Match.start({
       number,
-      seed: `${this.o.seed}/${number}`,
+      seed: r ? r.seed : `${this.o.seed}/${number}`,
       participants,
       board,
       fixedOrder: order !== undefined,
-      dice: this.o.dice,
-      timeoutMs: allMachines ? this.o.aiTurnTimeoutMs : this.o.turnTimeoutMs,
+      dice: r ? r.dice : this.o.dice,
+      timeoutMs: r ? r.timeoutMs : allMachines ? this.o.aiTurnTimeoutMs : this.o.turnTimeoutMs,
+      turnLimit: r?.turnLimit ?? null,
+      meta: r?.meta,
+      timeoutStreak: r?.timeoutStreak ?? null,
       clock: this.o.clock,
       log: this.o.log,
       store: this.o.store,
@@ -418,7 +442,10 @@ export class Hall {
       sameForOthers: this.o.sameForOthers,
       publish: this.o.publish,
       onStep: this.o.onStep,
-      onEnd: (m, result) => this.ended(m, result),
+      onEnd: (m, result) => {
+        this.ended(m, result);
+        r?.onEnd?.(m, result);
+      },
     });
     let started: ReturnType<typeof Match.start>;
     try {
@@ -443,6 +470,7 @@ export class Hall {
     if (!match.over) this.matches.set(match.id, match);
     this.o.log.info({ match: match.id, players: participants.map((p) => p.id) }, 'game started');
     for (const w of waiters) w(match.id);
+    r?.onStart?.(match);
     return true;
   }
 
@@ -509,6 +537,32 @@ export class Hall {
     );
     this.addBots(lobby, players, seats);
     return started;
+  }
+
+  /**
+   * A lobby for a game of exactly `reservation.names` (see `Reservation`); its players come in as
+   * sessions with this lobby as their target (`CatanServer.reserve`). Null when the server is full.
+   */
+  reserve(reservation: Reservation): Lobby | null {
+    if (this.stopped || this.matches.size + this.lobbies.length >= this.o.maxGames) return null;
+    return this.newLobby(true, reservation);
+  }
+
+  /**
+   * Calls off a prepared game that has not started: its members get `Spiel beendet` with
+   * `message` and are disconnected. False when the lobby is gone (its game started, or it closed).
+   */
+  cancel(lobby: Lobby, message: string): boolean {
+    if (!this.lobbies.includes(lobby)) return false;
+    this.dropLobby(lobby);
+    const leaving = lobby.members.splice(0);
+    for (const m of leaving) {
+      m.lobby = null;
+      this.send(m, { type: 'gameOver', message });
+      m.peer.end();
+    }
+    this.o.log.info({ lobby: lobby.id, closed: leaving.map((m) => m.id) }, 'prepared game called off');
+    return true;
   }
 
   stop(): void {

@@ -77,6 +77,15 @@ export interface MatchOptions {
   readonly dice?: (() => readonly [number, number] | undefined) | undefined;
   /** D10: the time each decision may take before the server acts for the player; null: no limit. */
   readonly timeoutMs: number | null;
+  /** End the game without a winner (reason `turn limit`) once this many turns are played; null: never. */
+  readonly turnLimit?: number | null | undefined;
+  /**
+   * A player the server has acted for (D10) this many times in a row is out: the game ends
+   * (aborted, reason `timeout`); null: never.
+   */
+  readonly timeoutStreak?: number | null | undefined;
+  /** More for the record's meta (a tournament's match id). */
+  readonly meta?: Readonly<Record<string, unknown>> | undefined;
   readonly clock: Clock;
   readonly log: Logger;
   readonly store: RecordStore | null;
@@ -95,6 +104,9 @@ export interface MatchOptions {
 
 interface Seat extends Participant {
   gone: boolean;
+  /** Decisions the server took for this player (D10), in all and since its last own action. */
+  timeouts: number;
+  streak: number;
 }
 
 const GAME = 'catan';
@@ -129,6 +141,8 @@ export class Match {
   private readonly log: Logger;
   /** Decisions the server took for a player (D10). */
   timeouts = 0;
+  /** The player who was out for not answering (`timeoutStreak`), if one was. */
+  timedOut: number | null = null;
 
   private constructor(
     private readonly o: MatchOptions,
@@ -138,7 +152,7 @@ export class Match {
     this.startedAt = o.clock.now();
     this.rng = Rng.seeded(`${o.seed}/stand-in`);
     const order = this.state.players.map((p) => p.id);
-    this.seats = order.map((id) => ({ ...o.participants.find((p) => p.id === id)!, gone: false }));
+    this.seats = order.map((id) => ({ ...o.participants.find((p) => p.id === id)!, gone: false, timeouts: 0, streak: 0 }));
     for (const s of this.seats) this.byId.set(s.id, s);
     const map = wireMap(this.state);
     this.ctx = { map: () => map, order: () => this.seats };
@@ -155,6 +169,8 @@ export class Match {
           fixedBoard: o.board !== undefined,
           fixedOrder: o.fixedOrder === true,
           timeoutMs: o.timeoutMs,
+          ...(o.turnLimit == null ? {} : { turnLimit: o.turnLimit }),
+          ...o.meta,
         },
       }) ?? `catan-${o.number}-${o.seed}`;
     this.log = o.log.child({ match: this.id });
@@ -190,6 +206,17 @@ export class Match {
 
   get players(): readonly Participant[] {
     return this.seats;
+  }
+
+  /**
+   * Per player in turn order: true victory points (hidden cards included), decisions the server
+   * took for them (D10), and whether their connection was lost during the game.
+   */
+  tally(): { id: number; name: string; points: number; timeouts: number; gone: boolean }[] {
+    return this.seats.map((s) => {
+      const p = this.state.players.find((x) => x.id === s.id)!;
+      return { id: s.id, name: s.name, points: totalPoints(p), timeouts: s.timeouts, gone: s.gone };
+    });
   }
 
   /** What the player may know now (for house bots; the same view the web client gets). */
@@ -240,12 +267,12 @@ export class Match {
     });
   }
 
-  /** Server shutdown: everyone is told the game is off. */
-  stop(): void {
+  /** Server shutdown (or a tournament calling the match off): everyone is told the game is off. */
+  stop(message: string = TEXT.serverStopped, reason = 'server stopped'): void {
     this.guard(() => {
       if (this.ended) return;
-      this.broadcast({ type: 'gameOver', message: TEXT.serverStopped });
-      this.finish('aborted', 'server stopped', TEXT.serverStopped, null);
+      this.broadcast({ type: 'gameOver', message });
+      this.finish('aborted', reason, message, null);
     });
   }
 
@@ -280,11 +307,19 @@ export class Match {
     });
     this.step(result.value);
     // D10: a move the server made for the player gets no OK.
-    if (!standIn) this.send(seat, OK);
+    if (!standIn) {
+      seat.streak = 0;
+      this.send(seat, OK);
+    }
     const s = status(this.state);
+    const limit = this.o.turnLimit ?? null;
     if (s.kind === 'won') {
       const w = this.byId.get(s.winner)!;
       this.finish('finished', 'won', TEXT.won(w.name), s.winner);
+    } else if (limit !== null && this.state.turnNumber >= limit) {
+      const message = TEXT.turnLimit(limit);
+      this.broadcast({ type: 'gameOver', message });
+      this.finish('finished', 'turn limit', message, null);
     } else this.arm();
   }
 
@@ -357,6 +392,17 @@ export class Match {
       const action = this.standIn(id);
       if (!action) continue;
       this.timeouts++;
+      seat.timeouts++;
+      seat.streak++;
+      const most = this.o.timeoutStreak ?? null;
+      if (most !== null && seat.streak >= most) {
+        this.log.info({ player: id, streak: seat.streak }, 'decisions timed out too often: the player is out');
+        this.timedOut = id;
+        const message = TEXT.timedOut(seat.name);
+        this.broadcast({ type: 'gameOver', message });
+        this.finish('aborted', 'timeout', message, null);
+        return;
+      }
       this.log.info({ player: id, action: action.type }, 'decision timed out: the server acts');
       this.act(seat, action, true);
     }
@@ -446,6 +492,7 @@ export class Match {
           points: Object.fromEntries(players.map((p) => [p.id, p.points])),
           turns: this.state.turnNumber,
           timeouts: this.timeouts,
+          ...(this.timedOut === null ? {} : { timedOut: this.timedOut }),
           ...(error === undefined ? {} : { error }),
         },
       });

@@ -19,6 +19,14 @@ export const TEXT = {
   internalError: 'Interner Fehler des Servers. Spiel abgebrochen.',
   /** To the members of a lobby closed because nobody joined for `idleLobbyTimeoutMs`. */
   idleLobby: 'Zu lange kein Spielbeginn. Lobby geschlossen.',
+  /** A game with a turn limit (tournaments) that reached it without a winner. */
+  turnLimit: (turns: number): string => `Zuglimit von ${turns} Zuegen erreicht. Spiel beendet ohne Sieger.`,
+  /** A player the server had to act for too often in a row (tournaments). */
+  timedOut: (name: string): string => `Spieler ${name} hat zu oft nicht rechtzeitig geantwortet. Spiel abgebrochen.`,
+  /** A prepared game (tournament) called off before it started. */
+  calledOff: 'Das vorbereitete Spiel wurde abgesagt.',
+  /** A running game called off by the tournament (stopped, aborted). */
+  tournamentStopped: 'Das Turnier wurde unterbrochen. Spiel abgebrochen.',
 } as const;
 
 /** The public Karte of a game (board, placements, robber). */

@@ -11,8 +11,10 @@ import type { BotSeat } from './house-bot.js';
 import { censorEvent, type GameEvent, type SeenEvent, type Viewer } from './events.js';
 import { Hall } from './lobby.js';
 import type { HistoryStep, Match } from './match.js';
+import { TEXT } from './messages.js';
 import { MELDUNG_SERVER, Outgoing } from './protocol.js';
 import type { Board } from './rules/index.js';
+import type { Lobby, Reservation } from './session.js';
 import type { CatanSnapshot } from './snapshot.js';
 
 /**
@@ -101,6 +103,8 @@ export class CatanServer implements GameServer {
   private connectionCount = 0;
   /** `address:port` of the gateway's own clients (see `connectGateway`). */
   private readonly gateway = new Set<string>();
+  /** Listeners of prepared games (`reserve`) still open. */
+  private readonly reserved = new Set<ReservedGame>();
 
   constructor(private readonly o: CatanServerOptions) {
     this.clock = o.clock ?? systemClock;
@@ -158,6 +162,7 @@ export class CatanServer implements GameServer {
   }
 
   async stop(): Promise<void> {
+    await Promise.all([...this.reserved].map((r) => r.close(TEXT.serverStopped)));
     this.hall.stop();
     await this.tcp.close(() => this.sockets, { graceMs: 300, end: true });
     await this.o.store?.drain();
@@ -218,6 +223,48 @@ export class CatanServer implements GameServer {
     return this.hall.startBotGame(players, seats);
   }
 
+  /**
+   * Prepares a game for exactly `reservation.names` (a tournament match): a listener of its own on
+   * a free port of this server's host, whose connections speak the protocol as on the main port but
+   * join only this game's lobby (see `Reservation`). `close()` stops that listener (connections it
+   * accepted play on) and calls the game off if it has not started. Null when the server is full.
+   */
+  async reserve(reservation: Reservation): Promise<ReservedGame | null> {
+    const lobby = this.hall.reserve(reservation);
+    if (!lobby) return null;
+    const started = new Promise<string | null>((resolve) => lobby.waiters.push(resolve));
+    const endpoint = new TcpEndpoint({
+      host: this.o.host,
+      port: 0,
+      server: { noDelay: true },
+      // A few more than the seats: a client may come back after a broken connection.
+      maxConnections: reservation.names.length * 4,
+      log: this.log,
+      onSocket: (socket) => this.accept(socket, false, lobby),
+    });
+    try {
+      await endpoint.open();
+    } catch (err) {
+      this.hall.cancel(lobby, TEXT.calledOff);
+      throw err;
+    }
+    let closed = false;
+    const game: ReservedGame = {
+      port: endpoint.port,
+      lobby,
+      started,
+      close: async (message = TEXT.calledOff) => {
+        this.hall.cancel(lobby, message);
+        if (closed) return;
+        closed = true;
+        this.reserved.delete(game);
+        await endpoint.close(() => [], { graceMs: 0 });
+      },
+    };
+    this.reserved.add(game);
+    return game;
+  }
+
   /** The seed all of this server's randomness comes from. */
   get seed(): string {
     return String(this.o.seed);
@@ -253,7 +300,7 @@ export class CatanServer implements GameServer {
     return socket;
   }
 
-  private accept(socket: Socket, gateway: boolean): void {
+  private accept(socket: Socket, gateway: boolean, target: Lobby | null = null): void {
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
     const n = ++this.connectionCount;
@@ -263,6 +310,7 @@ export class CatanServer implements GameServer {
       log: this.o.log,
       store: this.o.store,
       clock: this.clock,
+      target,
       limits: {
         floodPerSecond: this.o.floodPerSecond ?? CATAN_DEFAULTS.floodPerSecond,
         maxOutputBytes: this.o.maxOutputBytes ?? CATAN_DEFAULTS.maxOutputBytes,
@@ -272,6 +320,17 @@ export class CatanServer implements GameServer {
       },
     });
   }
+}
+
+/** A prepared game's listener (`CatanServer.reserve`). */
+export interface ReservedGame {
+  /** Where its players connect. */
+  readonly port: number;
+  readonly lobby: Lobby;
+  /** The game's record id once it has started; null when the lobby went without a game. */
+  readonly started: Promise<string | null>;
+  /** Stops the listener and calls the game off (its members get `message`) if it has not started. */
+  close(message?: string): Promise<void>;
 }
 
 export function createCatanServer(options: CatanServerOptions): CatanServer {

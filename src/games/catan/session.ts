@@ -1,5 +1,6 @@
 import type { Timer } from '../../core/clock.js';
 import type { Match, Peer } from './match.js';
+import type { CatanResultRow } from './snapshot.js';
 import type { Colour, Status } from './rules/index.js';
 import type { SeatKind } from './snapshot.js';
 
@@ -46,4 +47,34 @@ export interface Lobby {
   reserved: number;
   /** Told the match id when the game starts, or null when the lobby goes without a game. */
   readonly waiters: ((matchId: string | null) => void)[];
+  /** A game prepared for exactly these players (tournaments); nobody else joins. */
+  readonly reservation?: Reservation | undefined;
+}
+
+/**
+ * A game prepared for exactly the players `names` (a tournament match, tournament.ts): its
+ * connections come in on a listener of their own (`CatanServer.reserve`), a `Spieler` with any other
+ * name (or one already in the lobby) is `Ungueltiger Name`, and the game starts once every one of
+ * them has sent `Spiel starten`, with the turn order of `names`, the board and deck of `seed` and
+ * the dice of `dice`.
+ */
+export interface Reservation {
+  /** The players in turn order (the first moves first). */
+  readonly names: readonly string[];
+  /** The game's seed (board, deck, the server's own random choices). */
+  readonly seed: string;
+  /** The dice of each roll in turn (the same sequence whoever rolls). */
+  readonly dice?: (() => readonly [number, number]) | undefined;
+  /** D10 per-decision timeout of this game; null: none. */
+  readonly timeoutMs: number | null;
+  /** The game ends without a winner once this many turns are played; null: no limit. */
+  readonly turnLimit?: number | null | undefined;
+  /** A player the server had to act for this many times in a row is out: the game ends (`timeout`); null: never. */
+  readonly timeoutStreak?: number | null | undefined;
+  /** Added to the game record's meta (the tournament match it is). */
+  readonly meta?: Readonly<Record<string, unknown>> | undefined;
+  /** A player of `names` has sent `Spiel starten`. */
+  readonly onReady?: ((name: string) => void) | undefined;
+  readonly onStart?: ((match: Match) => void) | undefined;
+  readonly onEnd?: ((match: Match, result: CatanResultRow) => void) | undefined;
 }
