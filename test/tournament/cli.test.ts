@@ -1,0 +1,246 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli.js';
+import { RecordStore } from '../../src/core/records.js';
+import { useTournamentGames } from '../../src/tournament/cli.js';
+import { fakeGame } from '../fixtures/tournament/fake-game.js';
+
+/** `spielhalle tournament …`: errors and reports in process; run, Ctrl-C, kill -9 and resume in a child process. */
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const tsx = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+const script = join(root, 'test', 'fixtures', 'tournament', 'cli-fake.ts');
+
+const FILE = `name: CLI
+game: dame
+format: round-robin
+seed: 3
+parallel: 2
+moveTime: 0.05
+entrants:
+  - { name: anna, bot: fixed, options: { strength: 4 } }
+  - { name: bert, bot: fixed, options: { strength: 3 } }
+  - { name: cleo, bot: fixed, options: { strength: 2 } }
+  - { name: dora, bot: fixed, options: { strength: 1 } }
+`;
+
+function workspace(text = FILE): { dir: string; data: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'spielhalle-tcli-'));
+  writeFileSync(join(dir, 'tournament.yaml'), text);
+  return { dir, data: join(dir, 'data'), file: join(dir, 'tournament.yaml') };
+}
+
+/** Runs the CLI in this process; returns exit code, stdout and stderr. */
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const o = vi
+    .spyOn(process.stdout, 'write')
+    .mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
+  const e = vi
+    .spyOn(process.stderr, 'write')
+    .mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
+  try {
+    const code = await main(['node', 'spielhalle', ...args]);
+    return { code, out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+    process.exitCode = undefined;
+  }
+}
+
+interface Child {
+  code: Promise<number | null>;
+  out: () => string;
+  err: () => string;
+  /** Resolves once stderr has a progress line [n/…] with n ≥ done. */
+  progressed(done: number): Promise<void>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+function child(data: string, args: string[], delayMs: number): Child {
+  const p = spawn(process.execPath, ['--import', tsx, script, '--data-dir', data, 'tournament', ...args], {
+    env: { ...process.env, FAKE_DELAY_MS: String(delayMs) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const waiters: { done: number; resolve: () => void }[] = [];
+  const check = () => {
+    const counts = [...err.matchAll(/^\[(\d+)\/\d+\]/gm)].map((m) => Number(m[1]));
+    const best = Math.max(0, ...counts);
+    for (const w of waiters.splice(0))
+      if (best >= w.done) w.resolve();
+      else waiters.push(w);
+  };
+  p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  p.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+    check();
+  });
+  const code = new Promise<number | null>((resolve) => p.on('exit', (c) => resolve(c)));
+  return {
+    code,
+    out: () => out,
+    err: () => err,
+    progressed: (done) =>
+      new Promise<void>((resolve, reject) => {
+        waiters.push({ done, resolve });
+        check();
+        void code.then(() => reject(new Error(`exited before ${done} matches:\n${err}`)));
+      }),
+    kill: (signal) => p.kill(signal),
+  };
+}
+
+afterEach(() => useTournamentGames([fakeGame()]));
+
+describe('spielhalle tournament (in process)', () => {
+  it('prints every error of a bad file with its line and exits 2, and refuses unknown bots and ids', async () => {
+    useTournamentGames([fakeGame()]);
+    const bad = workspace(FILE.replace('parallel: 2', 'parallel: two').replace('moveTime', 'movetime'));
+    const r = await cli('--data-dir', bad.data, 'tournament', 'run', bad.file);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${bad.file}:5:11: parallel: Invalid input: expected number, received string`);
+    expect(r.err).toMatch(new RegExp(`${bad.file}:6:11: movetime: unknown key`));
+    expect(r.err).toContain('2 problems, nothing started');
+
+    const unknown = workspace(FILE.replace('bot: fixed, options: { strength: 1 }', 'bot: nobody'));
+    const u = await cli('--data-dir', unknown.data, 'tournament', 'run', unknown.file);
+    expect(u.code).toBe(2);
+    expect(u.err).toContain('entrant dora: unknown fake bot "nobody"');
+
+    expect((await cli('--data-dir', unknown.data, 'tournament', 'status', 'nope')).err).toContain(
+      'no tournament "nope"',
+    );
+    expect((await cli('--data-dir', join(unknown.dir, 'none'), 'tournament', 'list')).code).toBe(2);
+    expect(
+      (await cli('--data-dir', unknown.data, 'tournament', 'run', unknown.file, '--parallel', '0')).err,
+    ).toContain('--parallel must be');
+  });
+
+  it('runs to the end with one line per match, then shows status, standings and exports', async () => {
+    useTournamentGames([fakeGame()]);
+    const w = workspace();
+    const r = await cli('--data-dir', w.data, 'tournament', 'run', w.file);
+    expect(r.code).toBe(0);
+    const id = /tournament (t-\S+):/.exec(r.err)![1]!;
+    const lines = r.err.split('\n').filter((l) => l.startsWith('['));
+    expect(lines).toHaveLength(12);
+    expect(lines.at(-1)).toMatch(/^\[12\/12\] \d+-\d \w+ beat \w+ \(\w+ is stronger\) · leader anna$/);
+    expect(r.out).toMatch(
+      /^tournament t-\S+ finished\n#\s+name\s+rating\s+95 %\s+Elo\s+games\s+W\/D\/L\s+points\s+crashes\s+timeouts\n1\s+anna\s+\d+\s+\[\d+–\d+\]\s+\d+\s+6\s+6\/0\/0/,
+    );
+
+    const status = await cli('--data-dir', w.data, 'tournament', 'status', id);
+    expect(status.out).toContain('status:   finished');
+    expect(status.out).toContain('progress: 12/12 matches done (100 %)');
+    expect(status.out).toContain('leader:   anna');
+    const list = await cli('--data-dir', w.data, 'tournament', 'list');
+    expect(list.out).toMatch(new RegExp(`^${id}  \\S+  finished\\s+12/12  dame round-robin  CLI\\n$`));
+    const out = join(w.dir, 'matches.json');
+    expect(
+      (
+        await cli(
+          '--data-dir',
+          w.data,
+          'tournament',
+          'export',
+          id,
+          '--format',
+          'json',
+          '--matches',
+          '--out',
+          out,
+        )
+      ).code,
+    ).toBe(0);
+    const json = JSON.parse(readFileSync(out, 'utf8')) as {
+      rows: { name: string }[];
+      matches: { id: string; replay: string }[];
+    };
+    expect(json.rows.map((row) => row.name)).toEqual(['anna', 'bert', 'cleo', 'dora']);
+    expect(json.matches).toHaveLength(12);
+    expect(json.matches.every((m) => m.replay.startsWith('/matches/dame-'))).toBe(true);
+  });
+});
+
+describe('spielhalle tournament (stop, kill -9, resume)', () => {
+  it('stops on Ctrl-C (exit 130), survives kill -9 of another process, resumes, and records every match exactly once', async () => {
+    const w = workspace();
+    // A serving process's store on the same file shows the tournament live (WAL, two processes).
+    const serving = new RecordStore(join(w.data, 'spielhalle.db'), { mode: 'serve' });
+    try {
+      // Ctrl-C in this process, once two matches are done.
+      useTournamentGames([fakeGame({ delayMs: 100 })]);
+      let stops = 0;
+      const watcher = setInterval(() => {
+        const err = vi
+          .mocked(process.stderr.write)
+          .mock.calls.map((c) => String(c[0]))
+          .join('');
+        if (stops === 0 && /^\[2\/12\]/m.test(err)) {
+          stops++;
+          process.emit('SIGINT', 'SIGINT');
+        }
+      }, 10);
+      const first = await cli('--data-dir', w.data, 'tournament', 'run', w.file).finally(() =>
+        clearInterval(watcher),
+      );
+      expect(first.code).toBe(130);
+      const id = /tournament (t-\S+):/.exec(first.err)![1]!;
+      expect(first.err).toContain(
+        `tournament ${id} stopped; resume with: spielhalle tournament resume ${id}`,
+      );
+      const afterStop = serving.getTournament(id)!;
+      expect(afterStop).toMatchObject({ status: 'stopped' });
+      expect(afterStop.done).toBeGreaterThanOrEqual(2);
+      expect(serving.listTournamentMatches(id, { status: 'running' })).toEqual([]);
+
+      // Resumed by another process, which is killed (-9) in the middle.
+      const second = child(w.data, ['resume', id], 150);
+      await second.progressed(afterStop.done + 2);
+      expect(serving.getTournament(id)).toMatchObject({ status: 'running' });
+      second.kill('SIGKILL');
+      await second.code;
+      const cut = serving.getTournament(id)!;
+      expect(cut.status).toBe('running');
+      expect(cut.done).toBeGreaterThanOrEqual(afterStop.done + 2);
+      expect(cut.done).toBeLessThan(12);
+
+      useTournamentGames([fakeGame()]);
+      const third = await cli('--data-dir', w.data, 'tournament', 'resume', id);
+      expect(third.code).toBe(0);
+      expect(third.out).toContain(`tournament ${id} finished`);
+      expect(serving.getTournament(id)).toMatchObject({ status: 'finished', done: 12, total: 12 });
+      const matches = serving.listTournamentMatches(id);
+      expect(matches.every((m) => m.status === 'done')).toBe(true);
+      // What kill -9 left running was played again.
+      expect(matches.some((m) => m.attempts > 1)).toBe(true);
+
+      const standings = await cli('--data-dir', w.data, 'tournament', 'standings', id, '--json');
+      const rows = (
+        JSON.parse(standings.out) as { rows: { name: string; games: number; wins: number; losses: number }[] }
+      ).rows;
+      expect(rows.map((r) => [r.name, r.games, r.wins, r.losses])).toEqual([
+        ['anna', 6, 6, 0],
+        ['bert', 6, 4, 2],
+        ['cleo', 6, 2, 4],
+        ['dora', 6, 0, 6],
+      ]);
+      const csv = await cli('--data-dir', w.data, 'tournament', 'export', id, '--format', 'csv', '--matches');
+      const lines = csv.out.trimEnd().split('\r\n');
+      expect(lines[0]).toMatch(/^id,round,seed,reason,replay,seat1_name/);
+      const ids = lines.slice(1).map((l) => l.split(',')[0]);
+      expect(ids).toHaveLength(12);
+      expect(new Set(ids).size).toBe(12);
+    } finally {
+      serving.close();
+    }
+  }, 60_000);
+});
