@@ -5,10 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/core/log.js';
 import { RecordStore } from '../../../src/core/records.js';
 import type { MatchSeat, TournamentArena, TournamentMatchRequest } from '../../../src/core/tournament-match.js';
+import { CatanClient, createCatanBot } from '../../../src/games/catan/client.js';
 import { catan } from '../../../src/games/catan/index.js';
+import { CatanServer } from '../../../src/games/catan/server.js';
 import { replayCatanMatch } from '../../../src/games/catan/replay.js';
 import { catanTournament } from '../../../src/games/catan/tournament.js';
 import { testLauncher, type TestLauncher } from '../../support/program-launcher.js';
+import { RawClient } from './tcp.js';
 
 /**
  * Tournament matches of Catan through the real server over loopback: bots in this process and
@@ -198,4 +201,52 @@ describe('Catan tournament matches', () => {
     expect(z.reason).toBe('Das Turnier wurde unterbrochen. Spiel abgebrochen.');
     expect(store.getMatch(z.records[0]!)!.result).toMatchObject({ reason: 'tournament stopped' });
   }, 30_000);
+});
+
+describe('a prepared Catan game (CatanServer.reserve)', () => {
+  it('takes only its players, on its own port, and ends at its turn limit without a winner', async () => {
+    const store = new RecordStore(':memory:');
+    const server = new CatanServer({ host: '127.0.0.1', port: 0, seed: 's', log: silentLogger, store, aiTurnTimeoutMs: null });
+    await server.start();
+    const ends: string[] = [];
+    const game = (await server.reserve({
+      names: ['anna', 'bert', 'cora'],
+      seed: '5',
+      timeoutMs: 2000,
+      turnLimit: 12,
+      onEnd: (_m, r) => ends.push(r.reason),
+    }))!;
+    try {
+      expect(game.port).not.toBe(server.port);
+      // A stranger on the main port gets a lobby of its own; one on the game's port may not take another name.
+      const stranger = await RawClient.open(server.port);
+      stranger.send('{"Hallo":{"Version":"x (KI)"}}');
+      await stranger.expect(/Willkommen/);
+      const wrong = await RawClient.open(game.port);
+      wrong.send('{"Hallo":{"Version":"x (KI)"}}');
+      await wrong.expect(/Willkommen/);
+      wrong.send('{"Spieler":{"Name":"mallory","Farbe":"Rot"}}');
+      await wrong.expect('{"Fehler":{"Meldung":"Ungueltiger Name"}}');
+      wrong.close();
+      const clients = ['cora', 'anna', 'bert'].map(
+        (name) => new CatanClient({ host: '127.0.0.1', port: game.port, name, bot: createCatanBot('random', name) }),
+      );
+      await Promise.all(clients.map((c) => c.start()));
+      const id = await game.started;
+      const results = await Promise.all(clients.map((c) => c.done));
+      expect(results.map((r) => r.message)).toEqual(Array(3).fill('Zuglimit von 12 Zuegen erreicht. Spiel beendet ohne Sieger.'));
+      expect(ends).toEqual(['turn limit']);
+      const record = store.getMatch(id!)!;
+      expect(record.seats.map((s) => s.name)).toEqual(['anna', 'bert', 'cora']);
+      expect(record).toMatchObject({ status: 'finished', seed: '5', result: { reason: 'turn limit', winner: null, turns: 12 } });
+      expect(replayCatanMatch(record).problems).toEqual([]);
+      // The stranger waits in the open lobby, untouched.
+      expect(server.hall.lobbyRows().map((l) => l.players.length)).toEqual([1]);
+      stranger.close();
+    } finally {
+      await game.close();
+      await server.stop();
+      store.close();
+    }
+  }, 15_000);
 });
