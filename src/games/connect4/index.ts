@@ -150,11 +150,14 @@ function registerCommands({ bot, play, program }: GameCommands): void {
       .addOption(levelOption('perfect'))
       .option('--invite <host:port>', 'invite this peer once at the start (if it invites us too, we accept its invitation instead)')
       .option('--once', 'exit (code 0) when the first game ends, as a tournament program does')
+      .option('--move-time <ms>', 'longest the perfect level thinks per move (default 3000)')
       .option('--seed <seed>', 'seed for choosing among equally good moves', 'spielhalle'),
-  ).action(async (opts: NetworkFlags & { name: string; level: BotLevel; invite?: string; once?: boolean; seed: string }, cmd: Command) => {
+  ).action(async (opts: NetworkFlags & { name: string; level: BotLevel; invite?: string; once?: boolean; moveTime?: string; seed: string }, cmd: Command) => {
     const net = network(opts);
     const log: Logger = createLogger({ level: commandLogLevel(cmd, 'warn') });
-    const engine = new Connect4Engine({ log });
+    const moveTime = opts.moveTime === undefined ? undefined : Number(opts.moveTime);
+    if (moveTime !== undefined && (!Number.isInteger(moveTime) || moveTime < 1)) throw new UsageError(`--move-time must be a number of milliseconds, got "${opts.moveTime ?? ''}"`);
+    const engine = new Connect4Engine(moveTime === undefined ? { log } : { log, perfectBudgetMs: moveTime });
     const ports = candidatePorts(opts, net.peerPorts);
     const udp = await bindFirst(ports, (port) => startUdpPeer({ name: opts.name, port, ...net, log }));
     let n = 0;
