@@ -104,7 +104,9 @@ describe('coordinator', () => {
       ),
     ).toThrow(/unknown game "mia"/);
     const { store, id } = setup(spec());
-    expect(await runTournament(store, id, { log: silentLogger, games: [], workDir: tmpdir() })).toBe('failed');
+    expect(await runTournament(store, id, { log: silentLogger, games: [], workDir: tmpdir() })).toBe(
+      'failed',
+    );
     expect(store.getTournament(id)).toMatchObject({ status: 'failed', note: 'unknown game "dame"' });
   });
 
@@ -247,4 +249,33 @@ describe('coordinator', () => {
     const { existsSync } = await import('node:fs');
     expect(existsSync(join(workDir, 'tournaments', id, 'prog'))).toBe(true);
   });
+});
+
+describe('coordinator with the real Dame server', () => {
+  it('plays a 3-entrant round robin through the server over loopback and records every match', async () => {
+    const store = new RecordStore(':memory:');
+    const entrants: Entrant[] = [
+      { name: 'rnd', kind: 'bot', bot: 'random', options: {} },
+      { name: 'greedy', kind: 'bot', bot: 'greedy', options: {} },
+      { name: 'd2', kind: 'bot', bot: 'depth2', options: {} },
+    ];
+    const id = createTournament(store, spec({ entrants, parallel: 3 }));
+    const outcome = await runTournament(store, id, {
+      log: silentLogger,
+      workDir: mkdtempSync(join(tmpdir(), 'spielhalle-dame-')),
+    });
+    expect(outcome).toBe('finished');
+    const matches = store.listTournamentMatches(id);
+    expect(matches).toHaveLength(6);
+    for (const m of matches) {
+      expect(m).toMatchObject({ status: 'done', attempts: 1 });
+      const record = store.getMatch(m.records[0]!)!;
+      expect(record).toMatchObject({ game: 'dame', status: 'finished' });
+      // The record's seats are the entrants, in the schedule's order.
+      expect(record.seats.map((s) => s.name)).toEqual(m.seats);
+    }
+    const standings = tournamentStandings(store, id);
+    expect(standings.rows.reduce((n, r) => n + r.games, 0)).toBe(12);
+    expect(standings.rows.map((r) => r.name).sort()).toEqual(['d2', 'greedy', 'rnd']);
+  }, 60_000);
 });
