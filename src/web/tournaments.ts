@@ -353,8 +353,11 @@ export function registerTournamentRoutes(app: FastifyInstance, options: Tourname
       .map(resultOf)
       .filter((r): r is MatchResult => r !== null);
     const step = Math.max(1, Math.ceil(results.length / HISTORY_POINTS));
-    const points: HistoryPoint[] = [];
     let method: Standings['method'] = standingsOf(t).method;
+    // Everyone starts at the method's prior: Bradley–Terry 1500 on the Elo scale, OpenSkill μ = 25.
+    const start = method === 'openskill' ? 25 : 1500;
+    const points: HistoryPoint[] =
+      results.length === 0 ? [] : [{ done: 0, ratings: Object.fromEntries(entrants.map((e) => [e, start])) }];
     for (let done = step; done <= results.length + step - 1; done += step) {
       const n = Math.min(done, results.length);
       const standings = computeStandings(results.slice(0, n), { entrants });

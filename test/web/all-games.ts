@@ -28,6 +28,7 @@ export const PAGES = [
   '#/ostseeschach',
   '#/matches',
   '#/matches/no-such-match',
+  '#/tournaments',
   '#/nowhere/at/all',
 ];
 

@@ -131,7 +131,8 @@ describe('tournament API', () => {
 
     const history = await get<TournamentHistory>(`/api/tournaments/${id}/history`);
     expect(history.method).toBe('bradley-terry');
-    expect(history.points.map((p) => p.done)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(history.points.map((p) => p.done)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(history.points[0]!.ratings).toEqual({ stark: 1500, mittel: 1500, crasher: 1500 });
     const last = history.points.at(-1)!.ratings;
     expect(last.stark).toBeCloseTo(view.standings.rows[0]!.rating, 6);
 
