@@ -79,9 +79,9 @@ describe('Connect Four tournament referee', () => {
     const [crashed, silent, cheated] = await Promise.all([
       arena.play({ id: 't/1', seed: 2, moveTimeMs: 100, connectTimeoutMs: 1000, seats: [bot('anna', 'easy'), program('exits', exits.launch)] }),
       arena.play({ id: 't/2', seed: 3, moveTimeMs: 100, connectTimeoutMs: 1000, seats: [program('sleepy', sleeps.launch), bot('bert', 'easy')] }),
-      arena.play({ id: 't/3', seed: 4, moveTimeMs: 100, connectTimeoutMs: 3000, seats: [bot('cleo', 'easy'), program('cheat', cheat.launch)] }),
+      arena.play({ id: 't/3', seed: 4, moveTimeMs: 100, connectTimeoutMs: 10_000, seats: [bot('cleo', 'easy'), program('cheat', cheat.launch)] }),
     ]);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(8000);
     expect(crashed.seats).toMatchObject([{ name: 'anna', outcome: 'win' }, { name: 'exits', outcome: 'loss', crashed: true }]);
     expect(crashed.seats[1]?.note).toMatch(/exited with code 3/);
     expect(silent.seats).toMatchObject([{ name: 'sleepy', outcome: 'loss', crashed: true }, { name: 'bert', outcome: 'win' }]);
