@@ -204,57 +204,57 @@ class CatanArena implements TournamentArena {
     const onAbort = (): void => poke();
     request.signal?.addEventListener('abort', onAbort);
 
-    const host = '127.0.0.1';
-    const port = reserved.port;
-    for (const s of seats) {
-      const player = s.seat.player;
-      if (player.kind === 'program') {
-        const run = player.launch({ host, port: String(port), name: s.seat.name });
-        s.program = run;
-        void run.exited.then((exit) => {
-          if (!live.decided) s.exitedEarly = exit;
-          poke();
-        });
-      } else {
-        const options = player.options;
-        const search: SearchOptions = Object.fromEntries(
-          SEARCH_KEYS.filter((k) => typeof options[k] === 'number').map((k) => [k, options[k] as number]),
-        );
-        const seed = options.seed;
-        const botSeed = `${typeof seed === 'string' || typeof seed === 'number' ? seed : 'spielhalle'}/${request.seed}`;
-        const client = new CatanClient({
-          host,
-          port,
-          name: s.seat.name,
-          bot: createCatanBot(player.bot as CatanStrategy, botSeed, {
-            search,
-            ...(typeof options.trades === 'boolean' ? { trades: options.trades } : {}),
-          }),
-          thinkMs: typeof options.thinkMs === 'number' ? options.thinkMs : 0,
-          log,
-        });
-        s.client = client;
-        client.start().then(
-          () =>
-            void client.done.then(() => {
-              if (!live.decided) s.botFailure = 'its connection ended before the game did';
-              poke();
-            }),
-          (err: unknown) => {
-            s.botFailure = `could not connect (${(err as Error).message})`;
-            poke();
-          },
-        );
-      }
-    }
-
     const connectMs = request.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
-    const connectTimer = setTimeout(poke, connectMs);
+    const connectTimer = setTimeout(poke, connectMs + 5);
     let connectExpired = false;
     const connectDeadline = Date.now() + connectMs;
     const failedEarly = (s: SeatRun): boolean => s.exitedEarly !== null || s.botFailure !== null;
     let aborted = false;
     try {
+      const host = '127.0.0.1';
+      const port = reserved.port;
+      for (const s of seats) {
+        const player = s.seat.player;
+        if (player.kind === 'program') {
+          const run = player.launch({ host, port: String(port), name: s.seat.name });
+          s.program = run;
+          void run.exited.then((exit) => {
+            if (!live.decided) s.exitedEarly = exit;
+            poke();
+          });
+        } else {
+          const options = player.options;
+          const search: SearchOptions = Object.fromEntries(
+            SEARCH_KEYS.filter((k) => typeof options[k] === 'number').map((k) => [k, options[k] as number]),
+          );
+          const seed = options.seed;
+          const botSeed = `${typeof seed === 'string' || typeof seed === 'number' ? seed : 'spielhalle'}/${request.seed}`;
+          const client = new CatanClient({
+            host,
+            port,
+            name: s.seat.name,
+            bot: createCatanBot(player.bot as CatanStrategy, botSeed, {
+              search,
+              ...(typeof options.trades === 'boolean' ? { trades: options.trades } : {}),
+            }),
+            thinkMs: typeof options.thinkMs === 'number' ? options.thinkMs : 0,
+            log,
+          });
+          s.client = client;
+          client.start().then(
+            () =>
+              void client.done.then(() => {
+                if (!live.decided) s.botFailure = 'its connection ended before the game did';
+                poke();
+              }),
+            (err: unknown) => {
+              s.botFailure = `could not connect (${(err as Error).message})`;
+              poke();
+            },
+          );
+        }
+      }
+
       // Until the game starts: every seat joins and sends `Spiel starten`, or one cannot.
       for (;;) {
         if (request.signal?.aborted) {
