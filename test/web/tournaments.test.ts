@@ -1,7 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { loadSettings } from '../../src/config.js';
+import { ConfigError } from '../../src/core/config.js';
 import { silentLogger } from '../../src/core/log.js';
 import { RecordStore } from '../../src/core/records.js';
 import { createWebServer, type WebServer } from '../../src/web/server.js';
@@ -79,7 +81,6 @@ describe('tournament API', () => {
     store.close();
   });
 
-  beforeAll(() => undefined);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('creates and runs a tournament, with standings, history, matches, entrant output and exports', async () => {
@@ -231,5 +232,18 @@ describe('tournament API', () => {
     const ok = await post('/api/tournaments', body, { authorization: 'Bearer a-test-token-0123456789' });
     expect(ok.statusCode).toBe(201);
     await waitFor(ok.json<{ id: string }>().id, 'finished');
+  });
+
+  it('reads registered programs from the settings file, and nothing else about them', () => {
+    web = createWebServer({ servers: [], store: (store = new RecordStore(':memory:')), log: silentLogger, host: '127.0.0.1', port: 0 });
+    const file = join(dir, 'spielhalle.config.json');
+    const program = { name: 'anna', game: 'dame', command: 'java -jar a.jar -g {gameId}', limits: { memoryMb: 512 } };
+    writeFileSync(file, JSON.stringify({ tournaments: { programs: [program] } }));
+    expect(loadSettings({ file, env: {} }).config.tournaments.programs).toEqual([program]);
+    expect(loadSettings({ env: {}, cwd: join(dir, 'nowhere') }).config.tournaments.programs).toEqual([]);
+    writeFileSync(file, JSON.stringify({ tournaments: { programs: [{ name: 'anna', game: 'dame', command: 'x', shell: true }] } }));
+    expect(() => loadSettings({ file, env: {} })).toThrow(ConfigError);
+    writeFileSync(file, JSON.stringify({ tournaments: { programs: [{ name: 'an na', game: 'dame', command: 'x' }] } }));
+    expect(() => loadSettings({ file, env: {} })).toThrow(/tournaments\.programs\.0\.name/);
   });
 });
