@@ -175,4 +175,46 @@ describe('the Tournaments page', () => {
     expect(deErrors).toEqual([]);
     expect(phoneErrors).toEqual([]);
   }, 30_000);
+
+  it('fills in the standings while it runs, and stops and resumes from the buttons', async () => {
+    const created = await web.app.inject({
+      method: 'POST',
+      url: '/api/tournaments',
+      payload: {
+        name: 'Lange Mia',
+        game: 'mia',
+        format: 'tables',
+        tableSize: 2,
+        rounds: 30,
+        gamesPerTable: 10,
+        parallel: 1,
+        entrants: ['random', 'honest', 'adaptive'].map((bot) => ({ name: bot, bot })),
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const { id } = created.json<{ id: string }>();
+    const { page, errors } = await newPage({ width: 1280, locale: 'en-US' });
+    await page.goto(`${base}/#/tournaments/${id}`);
+    await page.locator('[data-testid="tournament-status"][data-status="running"]').waitFor();
+    const progress = page.getByTestId('tournament-progress');
+    // The page polls: the first finished tables show up in the progress and the standings.
+    await expect.poll(async () => Number(await progress.getAttribute('data-done')), { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+    const games = async () => (await page.getByTestId('standings-games').allTextContents()).reduce((n, g) => n + Number(g), 0);
+    await expect.poll(games).toBeGreaterThanOrEqual(4);
+    expect(await page.getByTestId('tournament-rate').textContent()).toMatch(/matches\/min/);
+
+    await page.getByTestId('tournament-stop').click();
+    await page.locator('[data-testid="tournament-status"][data-status="stopped"]').waitFor();
+    const doneAtStop = Number(await progress.getAttribute('data-done'));
+    expect(doneAtStop).toBeLessThan(30);
+    await page.getByTestId('tournament-resume').click();
+    await page.locator('[data-testid="tournament-status"][data-status="running"]').waitFor();
+    await expect
+      .poll(async () => Number(await progress.getAttribute('data-done')), { timeout: 15_000 })
+      .toBeGreaterThan(doneAtStop);
+    await page.getByTestId('tournament-stop').click();
+    await page.locator('[data-testid="tournament-status"][data-status="stopped"]').waitFor();
+    expect(store.getTournament(id)?.status).toBe('stopped');
+    expect(errors).toEqual([]);
+  }, 40_000);
 });
