@@ -80,14 +80,24 @@ function existing(store: RecordStore, id: string): void {
 function progressReporter(out: NodeJS.WriteStream): { update(p: TournamentProgress): void; end(): void } {
   if (out.isTTY) {
     let last: TournamentProgress | null = null;
+    let lastAt = 0;
+    // Between matches the clock goes on: elapsed time up, ETA down.
     const draw = () => {
-      if (last) out.write(`\r\x1b[K${progressLine(last).slice(0, Math.max(20, (out.columns || 100) - 1))}`);
+      if (!last) return;
+      const since = Date.now() - lastAt;
+      const now = {
+        ...last,
+        elapsedMs: last.elapsedMs + since,
+        etaMs: last.etaMs === null ? null : Math.max(0, last.etaMs - since),
+      };
+      out.write(`\r\x1b[K${progressLine(now).slice(0, Math.max(20, (out.columns || 100) - 1))}`);
     };
     const ticker = setInterval(draw, 1000);
     ticker.unref();
     return {
       update(p) {
         last = p;
+        lastAt = Date.now();
         draw();
       },
       end() {
@@ -116,7 +126,13 @@ async function play(
   const log = createLogger({ level: commandLogLevel(cmd, 'warn'), file: settings.logFile || undefined });
   const stop = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stop.signal.aborted) return;
+    if (stop.signal.aborted) {
+      // A second Ctrl-C: out at once. The store is up to date; resume plays what was in flight.
+      process.stderr.write(
+        `\n${signal} again: leaving now; resume with: spielhalle tournament resume ${id}\n`,
+      );
+      process.exit(130);
+    }
     process.stderr.write(
       `\n${signal}: stopping tournament ${id} (the matches in flight are played again on resume) …\n`,
     );

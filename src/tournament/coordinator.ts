@@ -249,6 +249,8 @@ export async function runTournament(
   const onAbort = () => stop.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const inFlight = new Map<string, Promise<void>>();
+  /** Matches that ended since the last progress report (undefined: put back to pending). */
+  const reports: (MatchResult | undefined)[] = [];
 
   const progress = (): TournamentProgress => {
     const matches = store.listTournamentMatches(id);
@@ -421,13 +423,17 @@ export async function runTournament(
           })
           .then((finished) => {
             inFlight.delete(m.id);
-            try {
-              options.onProgress?.({ ...progress(), ...(finished === undefined ? {} : { finished }) });
-            } catch (err) {
-              log.warn({ err }, 'onProgress threw');
-            }
+            reports.push(finished);
           });
         inFlight.set(m.id, task);
+      }
+      // Reported once the next matches are under way, so `running` shows them.
+      for (const finished of reports.splice(0)) {
+        try {
+          options.onProgress?.({ ...progress(), ...(finished === undefined ? {} : { finished }) });
+        } catch (err) {
+          log.warn({ err }, 'onProgress threw');
+        }
       }
       if (inFlight.size === 0 && (stop.signal.aborted || (queue.length === 0 && !nextRound()))) break;
       if (inFlight.size > 0) await Promise.race(inFlight.values());

@@ -42,6 +42,7 @@ export function progressLine(p: TournamentProgress, width = 24): string {
   const parts = [
     `${bar} ${p.done}/${p.total}`,
     `${p.perMinute.toFixed(1)}/min`,
+    formatDuration(p.elapsedMs),
     eta,
     `running ${p.running.length}`,
     ...(p.leader === null ? [] : [`leader ${p.leader}`]),
