@@ -292,6 +292,16 @@ class CatanArena implements TournamentArena {
           records: [started.id],
           aborted: true,
         };
+      // A program whose connection broke has usually exited too: its exit goes into the note.
+      const gone = new Set(started.tally().filter((t) => t.gone).map((t) => t.name));
+      await Promise.all(
+        seats.map(async (s) => {
+          const run = s.program;
+          if (!run || !gone.has(s.seat.name) || s.exitedEarly) return;
+          await Promise.race([run.exited, new Promise((r) => setTimeout(r, 500).unref())]);
+          if (run.done) s.exitedEarly = await run.exited;
+        }),
+      );
       return this.outcome(seats, started, end, timeoutMs);
     } finally {
       live.decided = true;

@@ -25,10 +25,13 @@ const bot = (name: string, strategy = 'random', options: Record<string, unknown>
 });
 const program = (name: string, launcher: TestLauncher): MatchSeat => ({ name, player: { kind: 'program', launch: launcher.launch } });
 
-/** Joins properly (trying colours until one is free), then answers every message with garbage. */
+/**
+ * Joins properly (trying colours until one is free), then answers every message in the game with
+ * garbage, or (`exit`) exits with code 1 shortly after the game started.
+ */
 const GARBAGE = `
 const net = require('node:net');
-const [host, port, name] = process.argv.slice(2);
+const [host, port, name, mode] = process.argv.slice(2);
 const colours = ['Rot', 'Orange', 'Blau', 'Weiss'];
 let c = 0, started = false, buf = '';
 const s = net.connect({ host, port: Number(port) });
@@ -42,8 +45,11 @@ s.on('data', (chunk) => {
     else if (m.Willkommen) send({ Spieler: { Name: name, Farbe: colours[c] } });
     else if (m.Fehler && !started) send({ Spieler: { Name: name, Farbe: colours[++c % 4] } });
     else if (m.Serverantwort === 'OK' && !started) send({ 'Spiel starten': {} });
-    else if (m['Spiel gestartet']) started = true;
-    if (started && !m.Fehler) s.write('this is not json\\n');
+    else if (m['Spiel gestartet']) {
+      started = true;
+      if (mode === 'exit') setTimeout(() => process.exit(1), 100);
+    }
+    if (started && !m.Fehler && mode !== 'exit') s.write('this is not json\\n');
   }
 });
 s.on('close', () => process.exit(0));
@@ -168,7 +174,7 @@ describe('Catan tournament matches', () => {
   it('puts a program that sends garbage in the game out by the timeout rule', async () => {
     const script = join(dir, 'garbage.cjs');
     writeFileSync(script, GARBAGE);
-    const garbage = launcher(['node', script, '{host}', '{port}', '{name}']);
+    const garbage = launcher(['node', script, '{host}', '{port}', '{name}', 'garbage']);
     const outcome = await arena.play(request('garbage', [bot('anna'), program('junk', garbage), bot('bert')], { moveTimeMs: 50 }));
     expect(outcome.seats[1]).toMatchObject({ name: 'junk', placing: 3, timedOut: true });
     expect(outcome.seats[1]!.note).toBe('did not answer 3 decisions in a row within 1050 ms; the game was ended');
@@ -178,6 +184,24 @@ describe('Catan tournament matches', () => {
     expect(record.result).toMatchObject({ reason: 'timeout' });
     expect(record.wire.some((w) => w.dir === 'in' && w.data.includes('this is not json'))).toBe(true);
   }, 15_000);
+
+  it('counts a program that exits during the game as crashed, and places the others by points', async () => {
+    const script = join(dir, 'exits.cjs');
+    writeFileSync(script, GARBAGE);
+    const exits = launcher(['node', script, '{host}', '{port}', '{name}', 'exit']);
+    const outcome = await arena.play(request('exits', [program('quitter', exits), bot('anna'), bot('bert')]));
+    expect(outcome.seats[0]).toEqual({
+      name: 'quitter',
+      placing: 3,
+      points: expect.any(Number) as number,
+      crashed: true,
+      note: 'its program exited with code 1 during the game (connection lost; the game was ended)',
+    });
+    expect(outcome.reason).toBe('Spieler quitter hat die Verbindung verloren. Spiel abgebrochen.');
+    const [a, b] = [outcome.seats[1]!, outcome.seats[2]!];
+    expect([a.placing, b.placing]).toEqual(a.points === b.points ? [1, 1] : a.points > b.points ? [1, 2] : [2, 1]);
+    expect(store.getMatch(outcome.records[0]!)!.result).toMatchObject({ reason: 'disconnect', winner: null });
+  }, 10_000);
 
   it('runs two matches of the same entrants at once without mixing them up, and aborts on the signal', async () => {
     const stop = new AbortController();
