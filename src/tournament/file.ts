@@ -28,7 +28,8 @@ export const PLACEHOLDERS: Readonly<Record<GameName, readonly string[]>> = {
   dame: ['host', 'port', 'gameId', 'player'],
   catan: ['host', 'port', 'name'],
   mia: ['host', 'port', 'name'],
-  connect4: ['port'],
+  // The inviter moves first (connect4.md §3.3): to play first, a peer invites the referee at {invite}.
+  connect4: ['port', 'invite', 'host'],
 };
 
 const TABLE_SIZE: Readonly<Partial<Record<GameName, { min: number; max: number }>>> = {

@@ -93,14 +93,14 @@ describe('parseTournament', () => {
         format: 'round-robin',
         entrants: [
           { name: 'a', bot: 'random' },
-          { name: 'b', command: 'peer {host}' },
+          { name: 'b', command: 'peer {name}' },
         ],
       },
       null,
       2,
     );
     expect(errors(parseTournament(json, { file: 't.json' }))).toEqual([
-      't.json:12:18: entrants[1].command: unknown placeholder {host} for connect4 (allowed: {port})',
+      't.json:12:18: entrants[1].command: unknown placeholder {name} for connect4 (allowed: {port} {invite} {host})',
     ]);
   });
 
