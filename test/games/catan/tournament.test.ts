@@ -183,6 +183,9 @@ describe('Catan tournament matches', () => {
     expect(record.status).toBe('aborted');
     expect(record.result).toMatchObject({ reason: 'timeout' });
     expect(record.wire.some((w) => w.dir === 'in' && w.data.includes('this is not json'))).toBe(true);
+    // The server's stand-in moves are in the record and replay.
+    expect(record.events.filter((e) => (e.data as { timeout?: boolean } | null)?.timeout === true).length).toBeGreaterThanOrEqual(2);
+    expect(replayCatanMatch(record).problems).toEqual([]);
   }, 15_000);
 
   it('counts a program that exits during the game as crashed, and places the others by points', async () => {
@@ -200,7 +203,9 @@ describe('Catan tournament matches', () => {
     expect(outcome.reason).toBe('Spieler quitter hat die Verbindung verloren. Spiel abgebrochen.');
     const [a, b] = [outcome.seats[1]!, outcome.seats[2]!];
     expect([a.placing, b.placing]).toEqual(a.points === b.points ? [1, 1] : a.points > b.points ? [1, 2] : [2, 1]);
-    expect(store.getMatch(outcome.records[0]!)!.result).toMatchObject({ reason: 'disconnect', winner: null });
+    const record = store.getMatch(outcome.records[0]!)!;
+    expect(record.result).toMatchObject({ reason: 'disconnect', winner: null });
+    expect(replayCatanMatch(record).problems).toEqual([]);
   }, 10_000);
 
   it('runs two matches of the same entrants at once without mixing them up, and aborts on the signal', async () => {
