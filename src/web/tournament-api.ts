@@ -5,7 +5,13 @@
 import type { ProgramOutput, TournamentMatchStatus, TournamentRecord } from '../core/record-types.js';
 import type { MatchResult, SeatResult, Standings } from '../tournament/standings.js';
 
-export type { MatchResult, SeatResult, Standings, StandingsRow, WinDrawLoss } from '../tournament/standings.js';
+export type {
+  MatchResult,
+  SeatResult,
+  Standings,
+  StandingsRow,
+  WinDrawLoss,
+} from '../tournament/standings.js';
 
 /** An entrant as the API shows it: never a program's command line or working directory. */
 export type PublicEntrant =

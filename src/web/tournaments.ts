@@ -82,7 +82,11 @@ const matchesQuery = z.strictObject({
 const NAME = z.string().max(64);
 
 const entrantBody = z.union([
-  z.strictObject({ name: NAME, bot: z.string().min(1).max(64), options: z.record(z.string(), z.unknown()).optional() }),
+  z.strictObject({
+    name: NAME,
+    bot: z.string().min(1).max(64),
+    options: z.record(z.string(), z.unknown()).optional(),
+  }),
   z.strictObject({ name: NAME.optional(), program: z.string().min(1).max(64) }),
 ]);
 
@@ -110,7 +114,11 @@ function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-const errorLine = (path: string, message: string) => ({ path, message, line: path === '' ? message : `${path}: ${message}` });
+const errorLine = (path: string, message: string) => ({
+  path,
+  message,
+  line: path === '' ? message : `${path}: ${message}`,
+});
 
 function specOf(t: TournamentRecord): TournamentSpec | null {
   const spec = t.spec as Partial<TournamentSpec> | null;
@@ -119,7 +127,9 @@ function specOf(t: TournamentRecord): TournamentSpec | null {
 
 function publicEntrants(spec: TournamentSpec | null): PublicEntrant[] {
   return (spec?.entrants ?? []).map((e) =>
-    e.kind === 'bot' ? { name: e.name, kind: 'bot', bot: e.bot, options: e.options } : { name: e.name, kind: 'program' },
+    e.kind === 'bot'
+      ? { name: e.name, kind: 'bot', bot: e.bot, options: e.options }
+      : { name: e.name, kind: 'program' },
   );
 }
 
@@ -150,7 +160,9 @@ function resultOf(m: TournamentMatchRecord): MatchResult | null {
 }
 
 function clip(text: string): string {
-  return text.length > OUTPUT_CHARS ? `${text.slice(0, OUTPUT_CHARS)}\n… (${text.length - OUTPUT_CHARS} more characters)` : text;
+  return text.length > OUTPUT_CHARS
+    ? `${text.slice(0, OUTPUT_CHARS)}\n… (${text.length - OUTPUT_CHARS} more characters)`
+    : text;
 }
 
 /** True if a local process with this pid runs (another `spielhalle tournament run`, say). */
@@ -188,13 +200,19 @@ export interface TournamentRoutes {
   stopAll(): Promise<void>;
 }
 
-export function registerTournamentRoutes(app: FastifyInstance, options: TournamentRoutesOptions): TournamentRoutes {
+export function registerTournamentRoutes(
+  app: FastifyInstance,
+  options: TournamentRoutesOptions,
+): TournamentRoutes {
   const { store } = options;
   const log = options.log.child({ component: 'tournaments' });
   const games = options.games ?? GAMES;
   const programs = options.programs ?? [];
   const workDir = options.dataDir ?? DEFAULT_SETTINGS.dataDir;
-  const running = new Map<string, { controller: AbortController; done: Promise<void>; progress: RunProgress | null }>();
+  const running = new Map<
+    string,
+    { controller: AbortController; done: Promise<void>; progress: RunProgress | null }
+  >();
   /** Standings per tournament, recomputed when a match has finished since. */
   const standingsCache = new Map<string, { key: string; standings: Standings }>();
   const historyCache = new Map<string, { key: string; history: TournamentHistory }>();
@@ -252,7 +270,8 @@ export function registerTournamentRoutes(app: FastifyInstance, options: Tourname
     await Promise.all([...running.keys()].map(stop));
   });
 
-  const notFound = (reply: FastifyReply, id: string) => reply.code(404).send({ error: `no tournament with id ${id}` });
+  const notFound = (reply: FastifyReply, id: string) =>
+    reply.code(404).send({ error: `no tournament with id ${id}` });
 
   app.get('/api/tournaments', (request, reply) => {
     const parsed = listQuery.safeParse(request.query);
@@ -309,7 +328,12 @@ export function registerTournamentRoutes(app: FastifyInstance, options: Tourname
             parallel: spec.parallel,
           }
         : null,
-      progress: progressOf(t, store.listFinishedTournamentMatches(t.id), live, running.get(t.id)?.progress ?? null),
+      progress: progressOf(
+        t,
+        store.listFinishedTournamentMatches(t.id),
+        live,
+        running.get(t.id)?.progress ?? null,
+      ),
       standings: standingsOf(t),
       resumable: !live && t.status !== 'finished' && otherWorker(matches) === null,
     };
@@ -370,38 +394,41 @@ export function registerTournamentRoutes(app: FastifyInstance, options: Tourname
     return reply.send(history);
   });
 
-  app.get<{ Params: { id: string; name: string } }>('/api/tournaments/:id/entrants/:name', (request, reply) => {
-    const t = store.getTournament(request.params.id);
-    if (!t) return notFound(reply, request.params.id);
-    const { name } = request.params;
-    const entrant = publicEntrants(specOf(t)).find((e) => e.name === name);
-    if (!entrant) return reply.code(404).send({ error: `no entrant ${name} in ${t.id}` });
-    const matches: EntrantMatch[] = store.listTournamentMatches(t.id, { entrant: name }).map((m) => {
-      const result = resultOf(m);
-      const seat = m.seats.indexOf(name);
-      const own = result?.seats.find((s) => s.name === name) ?? result?.seats[seat] ?? null;
-      const output = m.output.find((o) => o.name === name) ?? m.output.find((o) => o.seat === seat) ?? null;
-      return {
-        id: m.id,
-        round: m.round,
-        status: m.status,
-        seats: m.seats,
-        seat,
-        result: own,
-        reason: result?.reason ?? null,
-        records: m.records,
-        output: output ? { ...output, stdout: clip(output.stdout), stderr: clip(output.stderr) } : null,
-        endedAt: m.endedAt,
+  app.get<{ Params: { id: string; name: string } }>(
+    '/api/tournaments/:id/entrants/:name',
+    (request, reply) => {
+      const t = store.getTournament(request.params.id);
+      if (!t) return notFound(reply, request.params.id);
+      const { name } = request.params;
+      const entrant = publicEntrants(specOf(t)).find((e) => e.name === name);
+      if (!entrant) return reply.code(404).send({ error: `no entrant ${name} in ${t.id}` });
+      const matches: EntrantMatch[] = store.listTournamentMatches(t.id, { entrant: name }).map((m) => {
+        const result = resultOf(m);
+        const seat = m.seats.indexOf(name);
+        const own = result?.seats.find((s) => s.name === name) ?? result?.seats[seat] ?? null;
+        const output = m.output.find((o) => o.name === name) ?? m.output.find((o) => o.seat === seat) ?? null;
+        return {
+          id: m.id,
+          round: m.round,
+          status: m.status,
+          seats: m.seats,
+          seat,
+          result: own,
+          reason: result?.reason ?? null,
+          records: m.records,
+          output: output ? { ...output, stdout: clip(output.stdout), stderr: clip(output.stderr) } : null,
+          endedAt: m.endedAt,
+        };
+      });
+      const view: EntrantView = {
+        tournament: { id: t.id, name: t.name, game: t.game, status: t.status },
+        entrant,
+        row: standingsOf(t).rows.find((r) => r.name === name) ?? null,
+        matches,
       };
-    });
-    const view: EntrantView = {
-      tournament: { id: t.id, name: t.name, game: t.game, status: t.status },
-      entrant,
-      row: standingsOf(t).rows.find((r) => r.name === name) ?? null,
-      matches,
-    };
-    return reply.send(view);
-  });
+      return reply.send(view);
+    },
+  );
 
   app.get<{ Params: { id: string } }>('/api/tournaments/:id/export.csv', (request, reply) => {
     const parsed = exportQuery.safeParse(request.query);
@@ -409,7 +436,8 @@ export function registerTournamentRoutes(app: FastifyInstance, options: Tourname
     const t = store.getTournament(request.params.id);
     if (!t) return notFound(reply, request.params.id);
     const kind = parsed.data.kind ?? 'standings';
-    const body = kind === 'standings' ? standingsCsv(standingsOf(t)) : matchesCsv(tournamentResults(store, t.id));
+    const body =
+      kind === 'standings' ? standingsCsv(standingsOf(t)) : matchesCsv(tournamentResults(store, t.id));
     return attachment(reply, 'text/csv; charset=utf-8', `${t.id}-${kind}.csv`, body);
   });
 
@@ -432,7 +460,8 @@ export function registerTournamentRoutes(app: FastifyInstance, options: Tourname
     const { entrants, ...rest } = parsed.data;
     const errors: TournamentErrors['errors'] = [];
     const game = findGame(rest.game);
-    if (!game?.tournament) errors.push(errorLine('game', `${rest.game} cannot be played in a tournament here`));
+    if (!game?.tournament)
+      errors.push(errorLine('game', `${rest.game} cannot be played in a tournament here`));
     const file = {
       ...rest,
       entrants: entrants.map((e, i) => {
@@ -469,11 +498,17 @@ export function registerTournamentRoutes(app: FastifyInstance, options: Tourname
       id = createTournament(store, result.spec, text, Date.now(), games);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      const body: TournamentErrors = { error: 'invalid tournament', errors: message.split('\n').map((m) => errorLine('', m.trim())) };
+      const body: TournamentErrors = {
+        error: 'invalid tournament',
+        errors: message.split('\n').map((m) => errorLine('', m.trim())),
+      };
       return reply.code(400).send(body);
     }
     start(id);
-    log.info({ tournament: id, game: result.spec.game, entrants: result.spec.entrants.length }, 'tournament started from the dashboard');
+    log.info(
+      { tournament: id, game: result.spec.game, entrants: result.spec.entrants.length },
+      'tournament started from the dashboard',
+    );
     return reply.code(201).send({ id });
   });
 

@@ -75,7 +75,9 @@ describe('the Tournaments page', () => {
     const form = page.getByTestId('new-tournament');
     await form.waitFor();
     await page.getByTestId('tournament-game').selectOption('mia');
-    expect(await page.getByTestId('tournament-format').locator('option').allTextContents()).toEqual(['tables']);
+    expect(await page.getByTestId('tournament-format').locator('option').allTextContents()).toEqual([
+      'tables',
+    ]);
     await page.getByTestId('tournament-name').fill('Mia im Browser');
     await page.getByTestId('tournament-rounds').fill('2');
     await page.getByTestId('tournament-gamesPerTable').fill('3');
@@ -106,9 +108,12 @@ describe('the Tournaments page', () => {
     await page.getByTestId('tournament-title').getByText('Mia im Browser').waitFor();
     const progress = page.getByTestId('tournament-progress');
     await expect
-      .poll(async () => [await progress.getAttribute('data-done'), await progress.getAttribute('data-total')], {
-        timeout: 20_000,
-      })
+      .poll(
+        async () => [await progress.getAttribute('data-done'), await progress.getAttribute('data-total')],
+        {
+          timeout: 20_000,
+        },
+      )
       .toEqual(['2', '2']);
     await page.locator('[data-testid="tournament-status"][data-status="finished"]').waitFor();
     const standings = page.getByTestId('standings-row');
@@ -119,7 +124,9 @@ describe('the Tournaments page', () => {
     expect(await page.getByTestId('rating-line').count()).toBe(3);
     expect(await page.getByTestId('tournament-match').count()).toBe(2);
     expect(await page.getByTestId('tournament-stop').count()).toBe(0);
-    expect(await page.getByTestId('export-standings').getAttribute('href')).toMatch(/export\.csv\?kind=standings$/);
+    expect(await page.getByTestId('export-standings').getAttribute('href')).toMatch(
+      /export\.csv\?kind=standings$/,
+    );
     await page.screenshot({ path: join(SHOTS, 'tournament-detail.png'), fullPage: true });
 
     // Each match opens its record; Mia records one per round.
@@ -160,7 +167,10 @@ describe('the Tournaments page', () => {
     for (const [i, [h, loaded]] of pages.entries()) {
       await de.goto(`${base}/${h}`);
       await de.getByTestId(loaded).first().waitFor();
-      expect({ h, missing: await de.evaluate<string[]>('window.__i18nMissing ?? []') }).toEqual({ h, missing: [] });
+      expect({ h, missing: await de.evaluate<string[]>('window.__i18nMissing ?? []') }).toEqual({
+        h,
+        missing: [],
+      });
       await phone.goto('about:blank');
       await phone.goto(`${base}/${h}`);
       await phone.getByTestId(loaded).first().waitFor();
@@ -170,7 +180,10 @@ describe('the Tournaments page', () => {
       }
       // Screenshots take a second or two each: one of the detail page.
       if (i === 1) await phone.screenshot({ path: join(SHOTS, 'phone-tournament.png'), fullPage: true });
-      expect({ h, width: await phone.evaluate<number>('document.documentElement.scrollWidth') }).toEqual({ h, width: 390 });
+      expect({ h, width: await phone.evaluate<number>('document.documentElement.scrollWidth') }).toEqual({
+        h,
+        width: 390,
+      });
     }
     expect(deErrors).toEqual([]);
     expect(phoneErrors).toEqual([]);
@@ -198,8 +211,11 @@ describe('the Tournaments page', () => {
     await page.locator('[data-testid="tournament-status"][data-status="running"]').waitFor();
     const progress = page.getByTestId('tournament-progress');
     // The page polls: the first finished tables show up in the progress and the standings.
-    await expect.poll(async () => Number(await progress.getAttribute('data-done')), { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
-    const games = async () => (await page.getByTestId('standings-games').allTextContents()).reduce((n, g) => n + Number(g), 0);
+    await expect
+      .poll(async () => Number(await progress.getAttribute('data-done')), { timeout: 15_000 })
+      .toBeGreaterThanOrEqual(2);
+    const games = async () =>
+      (await page.getByTestId('standings-games').allTextContents()).reduce((n, g) => n + Number(g), 0);
     await expect.poll(games).toBeGreaterThanOrEqual(4);
     expect(await page.getByTestId('tournament-rate').textContent()).toMatch(/matches\/min/);
 

@@ -87,10 +87,16 @@ describe('tournament API', () => {
     open();
     const options = await get<TournamentOptions>('/api/tournaments/options');
     expect(options.games).toEqual([
-      { game: 'dame', formats: ['round-robin', 'swiss'], bots: expect.arrayContaining([{ name: 'fixed', description: 'plays at option strength' }]) as unknown },
+      {
+        game: 'dame',
+        formats: ['round-robin', 'swiss'],
+        bots: expect.arrayContaining([{ name: 'fixed', description: 'plays at option strength' }]) as unknown,
+      },
     ]);
     // Registered programs by game, never with their command.
-    expect(await get<ProgramView[]>('/api/tournaments/programs?game=dame')).toEqual([{ name: 'crasher', game: 'dame' }]);
+    expect(await get<ProgramView[]>('/api/tournaments/programs?game=dame')).toEqual([
+      { name: 'crasher', game: 'dame' },
+    ]);
     expect(JSON.stringify(await get('/api/tournaments/programs'))).not.toContain('node');
 
     const res = await post('/api/tournaments', {
@@ -109,7 +115,11 @@ describe('tournament API', () => {
     const view = await waitFor(id, 'finished');
     expect(view.progress).toMatchObject({ done: 6, total: 6 });
     expect(view.standings.rows.map((r) => r.name)).toEqual(['stark', 'mittel', 'crasher']);
-    expect(view.standings.rows.find((r) => r.name === 'crasher')).toMatchObject({ games: 4, losses: 4, crashes: 4 });
+    expect(view.standings.rows.find((r) => r.name === 'crasher')).toMatchObject({
+      games: 4,
+      losses: 4,
+      crashes: 4,
+    });
     expect(view.entrants).toEqual([
       { name: 'stark', kind: 'bot', bot: 'fixed', options: { strength: 3 } },
       { name: 'mittel', kind: 'bot', bot: 'fixed', options: { strength: 2 } },
@@ -119,7 +129,9 @@ describe('tournament API', () => {
     expect(JSON.stringify(view)).not.toContain('kaputt');
 
     const list = await get<TournamentSummary[]>('/api/tournaments');
-    expect(list).toMatchObject([{ id, name: 'Kurs', status: 'finished', done: 6, total: 6, leader: 'stark', live: false }]);
+    expect(list).toMatchObject([
+      { id, name: 'Kurs', status: 'finished', done: 6, total: 6, leader: 'stark', live: false },
+    ]);
     expect(list[0]).not.toHaveProperty('spec');
 
     const matches = await get<TournamentMatchView[]>(`/api/tournaments/${id}/matches`);
@@ -179,16 +191,32 @@ describe('tournament API', () => {
     expect(lines).toContain('entrants[1].bot: unknown fake bot "nope"');
     expect(lines).toContain('entrants[2].program: no registered dame program other-game');
     // The tournament file's own checks, with the line numbers the CLI prints for the same JSON.
-    expect(lines.some((l) => /^tournament\.json:\d+:\d+: format: dame cannot be played as tables/.test(l))).toBe(true);
-    expect(lines.some((l) => /^tournament\.json:\d+:\d+: entrants\[3\]\.name: duplicate name a/.test(l))).toBe(true);
+    expect(
+      lines.some((l) => /^tournament\.json:\d+:\d+: format: dame cannot be played as tables/.test(l)),
+    ).toBe(true);
+    expect(
+      lines.some((l) => /^tournament\.json:\d+:\d+: entrants\[3\]\.name: duplicate name a/.test(l)),
+    ).toBe(true);
     expect(body.errors.find((e) => e.path === 'gamesPerPairing')?.message).toBe('not used by tables');
     expect(await get<unknown[]>('/api/tournaments')).toEqual([]);
 
-    const shape = await post('/api/tournaments', { name: 'x', game: 'dame', format: 'round-robin', entrants: [{ command: 'rm -rf /' }] });
+    const shape = await post('/api/tournaments', {
+      name: 'x',
+      game: 'dame',
+      format: 'round-robin',
+      entrants: [{ command: 'rm -rf /' }],
+    });
     expect(shape.statusCode).toBe(400);
     expect(shape.json<TournamentErrors>().errors.length).toBeGreaterThan(0);
-    const noGame = await post('/api/tournaments', { name: 'x', game: 'catan', format: 'seatings', entrants: [] });
-    expect(noGame.json<TournamentErrors>().errors.map((e) => e.line)).toContain('game: catan cannot be played in a tournament here');
+    const noGame = await post('/api/tournaments', {
+      name: 'x',
+      game: 'catan',
+      format: 'seatings',
+      entrants: [],
+    });
+    expect(noGame.json<TournamentErrors>().errors.map((e) => e.line)).toContain(
+      'game: catan cannot be played in a tournament here',
+    );
   });
 
   it('stops a running tournament and resumes it to the end, no match played twice', async () => {
@@ -211,7 +239,9 @@ describe('tournament API', () => {
     expect(view).toMatchObject({ status: 'stopped', live: false, resumable: true });
     expect(view.progress.done).toBeGreaterThan(0);
     expect(view.progress.done).toBeLessThan(12);
-    const doneBefore = (await get<TournamentMatchView[]>(`/api/tournaments/${id}/matches?status=done`)).map((m) => m.id);
+    const doneBefore = (await get<TournamentMatchView[]>(`/api/tournaments/${id}/matches?status=done`)).map(
+      (m) => m.id,
+    );
     expect((await post(`/api/tournaments/${id}/stop`)).statusCode).toBe(409);
 
     expect((await post(`/api/tournaments/${id}/resume`)).statusCode).toBe(200);
@@ -225,7 +255,12 @@ describe('tournament API', () => {
 
   it('needs the dashboard token to create, stop or resume when it listens beyond loopback', async () => {
     open({ requireToken: true });
-    const body = { name: 'T', game: 'dame', format: 'round-robin', entrants: [strong('a', 1), strong('b', 2)] };
+    const body = {
+      name: 'T',
+      game: 'dame',
+      format: 'round-robin',
+      entrants: [strong('a', 1), strong('b', 2)],
+    };
     expect((await post('/api/tournaments', body)).statusCode).toBe(401);
     expect((await post('/api/tournaments/x/stop')).statusCode).toBe(401);
     expect((await web.app.inject('/api/tournaments')).statusCode).toBe(200);
@@ -235,15 +270,34 @@ describe('tournament API', () => {
   });
 
   it('reads registered programs from the settings file, and nothing else about them', () => {
-    web = createWebServer({ servers: [], store: (store = new RecordStore(':memory:')), log: silentLogger, host: '127.0.0.1', port: 0 });
+    web = createWebServer({
+      servers: [],
+      store: (store = new RecordStore(':memory:')),
+      log: silentLogger,
+      host: '127.0.0.1',
+      port: 0,
+    });
     const file = join(dir, 'spielhalle.config.json');
-    const program = { name: 'anna', game: 'dame', command: 'java -jar a.jar -g {gameId}', limits: { memoryMb: 512 } };
+    const program = {
+      name: 'anna',
+      game: 'dame',
+      command: 'java -jar a.jar -g {gameId}',
+      limits: { memoryMb: 512 },
+    };
     writeFileSync(file, JSON.stringify({ tournaments: { programs: [program] } }));
     expect(loadSettings({ file, env: {} }).config.tournaments.programs).toEqual([program]);
     expect(loadSettings({ env: {}, cwd: join(dir, 'nowhere') }).config.tournaments.programs).toEqual([]);
-    writeFileSync(file, JSON.stringify({ tournaments: { programs: [{ name: 'anna', game: 'dame', command: 'x', shell: true }] } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        tournaments: { programs: [{ name: 'anna', game: 'dame', command: 'x', shell: true }] },
+      }),
+    );
     expect(() => loadSettings({ file, env: {} })).toThrow(ConfigError);
-    writeFileSync(file, JSON.stringify({ tournaments: { programs: [{ name: 'an na', game: 'dame', command: 'x' }] } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ tournaments: { programs: [{ name: 'an na', game: 'dame', command: 'x' }] } }),
+    );
     expect(() => loadSettings({ file, env: {} })).toThrow(/tournaments\.programs\.0\.name/);
   });
 });

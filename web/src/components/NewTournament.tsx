@@ -55,7 +55,12 @@ export function NewTournament() {
   const [busy, setBusy] = useState(false);
 
   if (options.loading) return <p className="muted">{t('common.loading')}</p>;
-  if (!chosen) return <p className="muted" data-testid="no-tournament-games">{t('tournaments.noGames')}</p>;
+  if (!chosen)
+    return (
+      <p className="muted" data-testid="no-tournament-games">
+        {t('tournaments.noGames')}
+      </p>
+    );
 
   const firstBot = chosen.bots[0]?.name ?? '';
   const entrants = rows ?? [botRow(firstBot, 1), botRow(firstBot, 2)];
@@ -86,7 +91,12 @@ export function NewTournament() {
       setErrors(local);
       return;
     }
-    const body: Record<string, unknown> = { name: name.trim(), game: chosen.game, format: fmt, entrants: list };
+    const body: Record<string, unknown> = {
+      name: name.trim(),
+      game: chosen.game,
+      format: fmt,
+      entrants: list,
+    };
     for (const f of shown) {
       const v = (fields[f] ?? '').trim();
       if (v === '') continue;

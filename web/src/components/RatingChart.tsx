@@ -5,7 +5,18 @@ const WIDTH = 640;
 const HEIGHT = 240;
 const PAD = { left: 44, right: 8, top: 8, bottom: 22 };
 /** Distinct line colours; more entrants than these repeat them with a dash. */
-const COLOURS = ['#2563eb', '#dc2626', '#16a34a', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#4b5563', '#65a30d', '#9333ea'];
+const COLOURS = [
+  '#2563eb',
+  '#dc2626',
+  '#16a34a',
+  '#d97706',
+  '#7c3aed',
+  '#0891b2',
+  '#db2777',
+  '#4b5563',
+  '#65a30d',
+  '#9333ea',
+];
 
 export const lineColour = (i: number) => COLOURS[i % COLOURS.length] ?? '#000';
 const dash = (i: number) => (i >= COLOURS.length ? '5 3' : undefined);
@@ -66,7 +77,15 @@ export function RatingChart({ history }: { history: TournamentHistory }) {
         {entrants.map((name, i) => (
           <span key={name}>
             <svg width="18" height="8" aria-hidden="true">
-              <line x1="0" x2="18" y1="4" y2="4" stroke={lineColour(i)} strokeWidth={3} strokeDasharray={dash(i)} />
+              <line
+                x1="0"
+                x2="18"
+                y1="4"
+                y2="4"
+                stroke={lineColour(i)}
+                strokeWidth={3}
+                strokeDasharray={dash(i)}
+              />
             </svg>{' '}
             {name}
           </span>

@@ -47,7 +47,9 @@ export function StandingsTable({ id, standings }: { id: string; standings: Stand
                 {rating(r.rating)}
               </td>
               <td className="num muted">
-                {Number.isFinite(r.low) && Number.isFinite(r.high) ? `${rating(r.low)}–${rating(r.high)}` : '–'}
+                {Number.isFinite(r.low) && Number.isFinite(r.high)
+                  ? `${rating(r.low)}–${rating(r.high)}`
+                  : '–'}
               </td>
               {!multi && <td className="num">{r.elo === undefined ? '–' : rating(r.elo)}</td>}
               <td className="num" data-testid="standings-games">

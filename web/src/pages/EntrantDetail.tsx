@@ -39,7 +39,9 @@ export function EntrantDetail({ id, name }: { id: string; name: string }) {
       <header className="page-header">
         <h1 data-testid="entrant-title">{entrant.name}</h1>
         <span className="muted">
-          {entrant.kind === 'bot' ? `bot:${entrant.bot} ${JSON.stringify(entrant.options)}` : t('tournaments.program')}
+          {entrant.kind === 'bot'
+            ? `bot:${entrant.bot} ${JSON.stringify(entrant.options)}`
+            : t('tournaments.program')}
         </span>
       </header>
       <p>
@@ -81,7 +83,8 @@ export function EntrantDetail({ id, name }: { id: string; name: string }) {
         {troubles.map((m) => (
           <article key={m.id} className="trouble" data-testid="entrant-trouble">
             <h3>
-              <code>{m.id}</code> {m.result?.crashed === true ? t('tournaments.crashed') : t('tournaments.timedOut')}
+              <code>{m.id}</code>{' '}
+              {m.result?.crashed === true ? t('tournaments.crashed') : t('tournaments.timedOut')}
             </h3>
             {m.result?.note !== undefined && <p data-testid="trouble-note">{m.result.note}</p>}
             {m.reason !== null && <p className="muted">{m.reason}</p>}
@@ -100,8 +103,12 @@ export function EntrantDetail({ id, name }: { id: string; name: string }) {
                 : m.result.outcome !== undefined
                   ? t(`tournaments.outcome.${m.result.outcome}`)
                   : t('tournaments.placing', { place: m.result.placing ?? '?' })}
-              {m.result?.crashed === true && <span className="badge badge-failed">{t('tournaments.crashed')}</span>}
-              {m.result?.timedOut === true && <span className="badge badge-failed">{t('tournaments.timedOut')}</span>}
+              {m.result?.crashed === true && (
+                <span className="badge badge-failed">{t('tournaments.crashed')}</span>
+              )}
+              {m.result?.timedOut === true && (
+                <span className="badge badge-failed">{t('tournaments.timedOut')}</span>
+              )}
               {m.records.map((r, i) => (
                 <a key={r} href={href.match(r)} className="record-link">
                   {t('tournaments.replay')}
@@ -146,7 +153,9 @@ function Output({ match, open }: { match: EntrantMatch; open: boolean }) {
       <pre className="program-output" data-testid="output-stdout">
         {output.stdout || t('tournaments.empty')}
       </pre>
-      {output.truncated > 0 && <p className="muted">{t('tournaments.truncated', { bytes: output.truncated })}</p>}
+      {output.truncated > 0 && (
+        <p className="muted">{t('tournaments.truncated', { bytes: output.truncated })}</p>
+      )}
     </details>
   );
 }

@@ -96,7 +96,12 @@ export function TournamentDetail({ id }: { id: string }) {
         {tournament.note !== null && <p className="muted">{tournament.note}</p>}
         <div className="form-actions">
           {tournament.live && (
-            <button type="button" disabled={busy} data-testid="tournament-stop" onClick={() => void act('stop')}>
+            <button
+              type="button"
+              disabled={busy}
+              data-testid="tournament-stop"
+              onClick={() => void act('stop')}
+            >
               ■ {t('tournaments.stop')}
             </button>
           )}
@@ -135,7 +140,11 @@ export function TournamentDetail({ id }: { id: string }) {
         <h2>{t('tournaments.standings')}</h2>
         <StandingsTable id={tournament.id} standings={tournament.standings} />
         <p className="muted small">
-          {t(tournament.standings.method === 'openskill' ? 'tournaments.ratingOpenskill' : 'tournaments.ratingBt')}
+          {t(
+            tournament.standings.method === 'openskill'
+              ? 'tournaments.ratingOpenskill'
+              : 'tournaments.ratingBt',
+          )}
         </p>
       </div>
       <div className="panel">
@@ -148,7 +157,13 @@ export function TournamentDetail({ id }: { id: string }) {
       </div>
       <div className="panel">
         <h2>{t('tournaments.matches')}</h2>
-        <Pager offset={offset} size={MATCH_PAGE} total={rows.length} onChange={setOffset} testId="tournament-matches-pager" />
+        <Pager
+          offset={offset}
+          size={MATCH_PAGE}
+          total={rows.length}
+          onChange={setOffset}
+          testId="tournament-matches-pager"
+        />
         <div className="table-scroll">
           <table className="table compact" data-testid="tournament-matches">
             <thead>
@@ -177,7 +192,9 @@ export function TournamentDetail({ id }: { id: string }) {
                       </span>
                     ))}
                   </td>
-                  <td>{m.result ? <SeatsResult seats={m.result.seats} /> : m.bye ? t('tournaments.bye') : '–'}</td>
+                  <td>
+                    {m.result ? <SeatsResult seats={m.result.seats} /> : m.bye ? t('tournaments.bye') : '–'}
+                  </td>
                   <td className="muted">{m.result?.reason ?? ''}</td>
                   <td>
                     {m.records.map((r, i) => (

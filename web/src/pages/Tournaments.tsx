@@ -34,7 +34,8 @@ export function Tournaments({ offset }: { offset: number }) {
         if (controller.signal.aborted) return;
         setError(err instanceof Error ? err.message : String(err));
       }
-      if (!controller.signal.aborted) timer = window.setTimeout(() => void load(), anyRunning ? 2000 : 10_000);
+      if (!controller.signal.aborted)
+        timer = window.setTimeout(() => void load(), anyRunning ? 2000 : 10_000);
     };
     void load();
     return () => {
@@ -115,4 +116,3 @@ export function Tournaments({ offset }: { offset: number }) {
     </section>
   );
 }
-
