@@ -95,9 +95,12 @@ class EnginePools {
     return fresh;
   }
 
-  give(pool: DameEnginePool): void {
-    if (this.closed) void pool.close();
-    else this.idle.push(pool);
+  /** Back for the next match; a pool that may still be thinking (a cut-off match) is closed instead. */
+  give(pool: DameEnginePool, busy: boolean): void {
+    if (this.closed || busy) {
+      this.all.delete(pool);
+      void pool.close();
+    } else this.idle.push(pool);
   }
 
   async close(): Promise<void> {
@@ -112,7 +115,8 @@ interface SeatPlay {
   seat: MatchSeat;
   program: ProgramRun | null;
   client: DameClient | null;
-  release: (() => void) | null;
+  /** Gives its engine back (`busy`: it may still be thinking). */
+  release: ((busy: boolean) => void) | null;
   seated: boolean;
   everSeated: boolean;
   /** Why it failed before the game started (crashed), if it did. */
@@ -242,7 +246,7 @@ class DameArena implements TournamentArena {
         await Promise.all(seats.map((s) => this.startSeat(s, request, gameId, log, failedBeforeStart)));
       } catch (err) {
         this.server.closeGame(gameId, 'internal error');
-        await this.stopSeats(seats, 0);
+        await this.stopSeats(seats, 0, true);
         throw err;
       }
       const result = await ended;
@@ -250,7 +254,7 @@ class DameArena implements TournamentArena {
       const records = [this.server.getGame(gameId)?.matchId].filter((id): id is string => typeof id === 'string');
       if (result.kind === 'aborted') {
         this.server.closeGame(gameId, result.reason);
-        await this.stopSeats(seats, 0);
+        await this.stopSeats(seats, 0, true);
         return aborted(result.reason, records);
       }
       if (result.kind === 'no-start') {
@@ -289,7 +293,7 @@ class DameArena implements TournamentArena {
     let move: DamePlayer;
     if (player.bot === 'engine') {
       const pool = await this.pools.take();
-      s.release = () => this.pools.give(pool);
+      s.release = (busy) => this.pools.give(pool, busy);
       const cap = typeof options.timeMs === 'number' ? options.timeMs : Infinity;
       let n = 0;
       move = (state, budgetMs) => pool.choose(state, Math.max(1, Math.min(budgetMs, cap)), `${seed}:${n++}`, 0);
@@ -304,12 +308,15 @@ class DameArena implements TournamentArena {
     });
   }
 
-  /** Stops every bot and program of the match; programs get `graceMs` to exit by themselves first. */
-  private async stopSeats(seats: readonly SeatPlay[], graceMs: number): Promise<void> {
+  /**
+   * Stops every bot and program of the match; programs get `graceMs` to exit by themselves first.
+   * After a cut-off match an engine may still be thinking: its worker is closed, not reused.
+   */
+  private async stopSeats(seats: readonly SeatPlay[], graceMs: number, cutOff = false): Promise<void> {
     await Promise.all(
       seats.map(async (s) => {
         s.client?.stop();
-        s.release?.();
+        s.release?.(cutOff);
         s.release = null;
         const run = s.program;
         if (!run) return;

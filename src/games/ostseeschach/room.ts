@@ -181,7 +181,6 @@ export class Room {
     slot.peer = peer;
     peer.send({ type: 'joined', roomId: this.id }, this.record.matchId);
     this.o.log.info({ room: this.id, team: slot.team, conn: peer.id }, 'player joined');
-    this.o.publish('playerJoined', { roomId: this.id, slot: index, team: slot.team });
     if (this.slots.length === 2 && this.slots.every((s) => s.peer !== null)) this.start();
   }
 

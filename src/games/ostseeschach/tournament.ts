@@ -38,6 +38,8 @@ const EXIT_GRACE_MS = 500;
 /** A bot seat that does not finish this long after it was told to stop is left behind (its thread ended). */
 const BOT_STOP_MS = 3000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** How often a match with a failed seat looks whether the other seat has joined yet. */
+const JOIN_POLL_MS = 50;
 
 const BOT_INFO: Record<(typeof BOT_NAMES)[number], string> = {
   random: 'a random legal move',
@@ -115,7 +117,6 @@ interface SeatPlay {
   reservation: string;
   program: ProgramRun | null;
   bot: BotRun | null;
-  joined: boolean;
   /** Why it failed before the game started (crashed), if it did. */
   failure: string | null;
 }
@@ -179,7 +180,6 @@ class OstseeschachArena implements TournamentArena {
       reservation: reservations[i] ?? '',
       program: null,
       bot: null,
-      joined: false,
       failure: null,
     }));
 
@@ -196,27 +196,31 @@ class OstseeschachArena implements TournamentArena {
       const r = room();
       if (r?.isWaiting) r.guard(() => r.cancel(), undefined);
     };
-    /** A seat failed before the start: once every other seat has joined (or failed too), the room is cancelled. */
+    /** Whether the seat has redeemed its code (the room's own view). */
+    const joined = (s: SeatPlay): boolean => {
+      const row = room()?.snapshot().seats[s.index];
+      return row !== undefined && (row.address !== null || row.left !== null);
+    };
+    /**
+     * A seat failed before the start: once every other seat has joined (or failed too), the room
+     * is cancelled. Until then this looks again every JOIN_POLL_MS (the deadline ends the wait).
+     */
     const checkNoStart = (): void => {
-      setImmediate(() => {
-        if (over || room()?.isWaiting !== true) return;
-        if (seats.some((s) => s.failure !== null) && seats.every((s) => s.joined || s.failure !== null)) cancel();
-      });
+      if (over || room()?.isWaiting !== true) return;
+      if (seats.every((s) => s.failure !== null || joined(s))) cancel();
+      else setTimeout(checkNoStart, JOIN_POLL_MS).unref();
     };
     const failedBeforeStart = (s: SeatPlay, why: string): void => {
-      if (over || room()?.isWaiting !== true || s.joined) return;
-      s.failure ??= why;
-      checkNoStart();
+      if (over || room()?.isWaiting !== true || joined(s)) return;
+      if (s.failure === null) {
+        s.failure = why;
+        checkNoStart();
+      }
     };
 
     const unsubscribe = this.server.subscribe((event: SpectatorEvent) => {
-      const data = event.data as { roomId?: string; slot?: number } | null;
-      if (data?.roomId !== roomId) return;
-      if (event.type === 'playerJoined') {
-        const s = data.slot === 0 || data.slot === 1 ? seats[data.slot] : undefined;
-        if (s) s.joined = true;
-        checkNoStart();
-      } else if (event.type === 'roomClosed') end({ kind: 'closed', row: event.data as OstseeschachResultRow });
+      const data = event.data as { roomId?: string } | null;
+      if (data?.roomId === roomId && event.type === 'roomClosed') end({ kind: 'closed', row: event.data as OstseeschachResultRow });
     });
     const onAbort = (): void => end({ kind: 'aborted', reason: 'aborted' });
     request.signal?.addEventListener('abort', onAbort, { once: true });
@@ -225,7 +229,7 @@ class OstseeschachArena implements TournamentArena {
     const connectMs = request.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const deadline = setTimeout(() => {
       if (room()?.isWaiting !== true) return;
-      for (const s of seats) if (!s.joined) s.failure ??= `never connected within ${connectMs} ms`;
+      for (const s of seats) if (!joined(s)) s.failure ??= `never connected within ${connectMs} ms`;
       cancel();
     }, connectMs);
     deadline.unref();

@@ -54,6 +54,19 @@ afterAll(async () => {
   store.close();
 });
 
+/** Aborts once the match's record is running (plus 100 ms); resolves with the time of the abort. */
+async function abortOnceRunning(id: string, controller: AbortController): Promise<number> {
+  const game = 'dame';
+  for (let i = 0; i < 500; i++) {
+    const running = store.listMatches({ game, status: 'running' }).some((m) => (m.meta as { tournamentMatch?: string } | null)?.tournamentMatch === id);
+    if (running) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  controller.abort();
+  return Date.now();
+}
+
 let n = 0;
 const request = (seats: MatchSeat[], extra: Partial<TournamentMatchRequest> = {}): TournamentMatchRequest => ({
   id: `t/${++n}`,
@@ -175,12 +188,11 @@ describe('dame tournament support', () => {
     expect(idle.runs[0]?.done).toBe(true);
 
     const late = new AbortController();
-    const started = Date.now();
-    setTimeout(() => late.abort(), 600);
-    const running = await arena.play(
-      request([bot('engine', 'engine', { timeMs: 1500 }), bot('random', 'random')], { moveTimeMs: 2000, signal: late.signal }),
-    );
-    expect(Date.now() - started).toBeLessThan(1500);
+    const match = request([bot('engine', 'engine', { timeMs: 1500 }), bot('random', 'random')], { moveTimeMs: 2000, signal: late.signal });
+    const playing = arena.play(match);
+    const started = await abortOnceRunning(match.id, late);
+    const running = await playing;
+    expect(Date.now() - started).toBeLessThan(1000);
     expect(running.aborted).toBe(true);
     expect(running.records).toHaveLength(1);
     expect(store.getMatch(running.records[0]!)?.status).toBe('aborted');
