@@ -4,6 +4,7 @@ import { silentLogger } from '../../../src/core/log.js';
 import { RecordStore } from '../../../src/core/records.js';
 import type { MatchSeat, TournamentArena, TournamentMatchRequest } from '../../../src/core/tournament-match.js';
 import { boardLines } from '../../../src/games/dame/notation.js';
+import { verifyDameMatch } from '../../../src/games/dame/replay.js';
 import { initialState } from '../../../src/games/dame/rules.js';
 import { dameOpening, dameTournament, OPENING_PLIES } from '../../../src/games/dame/tournament.js';
 import { testLauncher, type TestLauncher } from '../../support/program-launcher.js';
@@ -111,6 +112,8 @@ describe('dame tournament support', () => {
     const meta = record?.meta as { board: string[]; tournamentMatch: string };
     expect(meta.board).toEqual(boardLines(dameOpening(21)));
     expect(meta.tournamentMatch).toBe(`t/${n}`);
+    // `replay` checks it from the opening on.
+    expect(verifyDameMatch(record!)).toEqual({ checked: true, problems: [] });
     // The seed replayed with the seats swapped starts from the same position.
     const swapped = await arena.play(request([bot('bert', 'random'), bot('anna', 'greedy')], { seed: 21 }));
     const again = store.getMatch(swapped.records[0]!);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/core/log.js';
 import { RecordStore } from '../../../src/core/records.js';
 import type { MatchSeat, TournamentArena, TournamentMatchRequest } from '../../../src/core/tournament-match.js';
+import { verifyOstseeschachMatch } from '../../../src/games/ostseeschach/replay.js';
 import { layoutName, layoutOf } from '../../../src/games/ostseeschach/setup.js';
 import { botBudgetMs, ostseeschachStart, ostseeschachTournament } from '../../../src/games/ostseeschach/tournament.js';
 import { testLauncher, type TestLauncher } from '../../support/program-launcher.js';
@@ -97,6 +98,8 @@ describe('ostseeschach tournament support', () => {
     expect(record?.seed).toBe('21');
     expect((record?.meta as { tournamentMatch: string }).tournamentMatch).toBe(`t/${n}`);
     expect(layoutOfRecord(first.records[0]!)).toBe(layoutName(layoutOf(ostseeschachStart(21)) ?? []));
+    // `replay` checks it from the seeded layout on.
+    expect(verifyOstseeschachMatch(record!)).toEqual({ checked: true, problems: [] });
     // The seed replayed with the seats swapped starts from the same layout.
     const swapped = await arena.play(request([bot('bert', 'random'), bot('anna', 'depth2')], { seed: 21 }));
     expect(layoutOfRecord(swapped.records[0]!)).toBe(layoutOfRecord(first.records[0]!));
