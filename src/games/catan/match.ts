@@ -143,6 +143,8 @@ export class Match {
   timeouts = 0;
   /** The player who was out for not answering (`timeoutStreak`), if one was. */
   timedOut: number | null = null;
+  /** The player whose lost connection ended the game (D9), if one did. */
+  lostBy: number | null = null;
 
   private constructor(
     private readonly o: MatchOptions,
@@ -210,12 +212,13 @@ export class Match {
 
   /**
    * Per player in turn order: true victory points (hidden cards included), decisions the server
-   * took for them (D10), and whether their connection was lost during the game.
+   * took for them (D10), and whether their lost connection ended the game (D9; connections that
+   * close after the end do not count).
    */
-  tally(): { id: number; name: string; points: number; timeouts: number; gone: boolean }[] {
+  tally(): { id: number; name: string; points: number; timeouts: number; lost: boolean }[] {
     return this.seats.map((s) => {
       const p = this.state.players.find((x) => x.id === s.id)!;
-      return { id: s.id, name: s.name, points: totalPoints(p), timeouts: s.timeouts, gone: s.gone };
+      return { id: s.id, name: s.name, points: totalPoints(p), timeouts: s.timeouts, lost: s.id === this.lostBy };
     });
   }
 
@@ -258,6 +261,7 @@ export class Match {
       if (!seat || seat.gone) return;
       seat.gone = true;
       if (this.ended) return;
+      this.lostBy = id;
       const aborted = abort(this.state, id);
       if (!aborted.ok) throw new Error(`abort refused: ${aborted.error.code}`);
       this.state = aborted.value.state;

@@ -293,7 +293,7 @@ class CatanArena implements TournamentArena {
           aborted: true,
         };
       // A program whose connection broke has usually exited too: its exit goes into the note.
-      const gone = new Set(started.tally().filter((t) => t.gone).map((t) => t.name));
+      const gone = new Set(started.tally().filter((t) => t.lost).map((t) => t.name));
       await Promise.all(
         seats.map(async (s) => {
           const run = s.program;
@@ -344,7 +344,7 @@ class CatanArena implements TournamentArena {
     const out = seats.map((s, i) => {
       const t = tally[i]!;
       const timedOut = match.timedOut === t.id;
-      const crashed = t.gone;
+      const crashed = t.lost;
       let note: string | undefined;
       if (timedOut)
         note = `did not answer ${CATAN_TOURNAMENT_TIMEOUT_STREAK} decisions in a row within ${timeoutMs} ms; the game was ended`;

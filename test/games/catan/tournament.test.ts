@@ -171,6 +171,26 @@ describe('Catan tournament matches', () => {
     expect(sleeps.runs[0]!.done).toBe(true);
   }, 10_000);
 
+  it('aborts a match whose game has not started yet at once', async () => {
+    const sleeps = launcher(['sleep', '30']);
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 200);
+    const t0 = Date.now();
+    const outcome = await arena.play(request('early', [bot('anna'), bot('bert'), program('sleepy', sleeps)], { signal: stop.signal }));
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(outcome).toEqual({
+      seats: [
+        { name: 'anna', points: 0 },
+        { name: 'bert', points: 0 },
+        { name: 'sleepy', points: 0 },
+      ],
+      reason: 'aborted before the game started',
+      records: [],
+      aborted: true,
+    });
+    expect(sleeps.runs[0]!.done).toBe(true);
+  }, 10_000);
+
   it('puts a program that sends garbage in the game out by the timeout rule', async () => {
     const script = join(dir, 'garbage.cjs');
     writeFileSync(script, GARBAGE);
