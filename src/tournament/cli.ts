@@ -121,6 +121,7 @@ async function play(
   store: RecordStore,
   id: string,
   parallel: number | undefined,
+  force = false,
 ): Promise<number> {
   const settings = settingsOf(cmd);
   const log = createLogger({ level: commandLogLevel(cmd, 'warn'), file: settings.logFile || undefined });
@@ -150,6 +151,7 @@ async function play(
       onProgress: (p) => reporter.update(p),
       workDir: settings.dataDir,
       ...(parallel === undefined ? {} : { parallel }),
+      force,
     });
   } finally {
     reporter.end();
@@ -219,7 +221,8 @@ export function registerTournamentCommands(program: Command): void {
     .description('go on with a stopped (or cut-off) tournament: plays only the matches not done yet')
     .argument('<id>', 'as shown by `tournament list`')
     .option('--parallel <n>', 'matches at a time (default: the tournament’s parallel)')
-    .action(async (id: string, opts: { parallel?: string }, cmd: Command) => {
+    .option('--force', 'take over matches that a process on this machine, which seems alive, left running')
+    .action(async (id: string, opts: { parallel?: string; force?: boolean }, cmd: Command) => {
       const parallel = parallelOption(opts.parallel);
       if (!existsSync(recordsFile(settingsOf(cmd))))
         throw new UsageError(`no record store at ${recordsFile(settingsOf(cmd))} (wrong --data-dir?)`);
@@ -228,7 +231,7 @@ export function registerTournamentCommands(program: Command): void {
         existing(store, id);
         const t = store.getTournament(id);
         process.stderr.write(`resuming tournament ${id}: ${t?.done ?? 0}/${t?.total ?? 0} matches done\n`);
-        process.exitCode = await play(cmd, store, id, parallel);
+        process.exitCode = await play(cmd, store, id, parallel, opts.force === true);
       } finally {
         store.close();
       }

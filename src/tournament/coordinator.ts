@@ -57,6 +57,11 @@ export interface RunOptions {
   workDir: string;
   /** Who plays (`host:pid` by default), kept with each match. */
   worker?: string;
+  /**
+   * Take over matches another live process on this host has `running` (its pid may have been
+   * reused after a kill -9); by default such a run is refused.
+   */
+  force?: boolean;
   /** How external programs are started (default: the sandbox with the entrant's limits). */
   programs?: ProgramFactory;
   now?: () => number;
@@ -225,10 +230,10 @@ export async function runTournament(
 
   // Resume: what a crash or kill cut off is played again — unless another live process plays it.
   const cutOff = store.listTournamentMatches(id, { status: 'running' });
-  const live = cutOff.find((m) => otherLiveWorker(m.worker));
+  const live = options.force === true ? undefined : cutOff.find((m) => otherLiveWorker(m.worker));
   if (live)
     throw new Error(
-      `tournament ${id} is being run by ${live.worker ?? '?'} (match ${live.id}); stop that first`,
+      `tournament ${id} is being run by ${live.worker ?? '?'} (match ${live.id}); stop that first (or resume with --force if that process is gone)`,
     );
   for (const m of cutOff) store.resetTournamentMatch(id, m.id);
   if (cutOff.length > 0)

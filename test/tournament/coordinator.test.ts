@@ -1,5 +1,5 @@
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
@@ -165,6 +165,18 @@ describe('coordinator', () => {
       orderFree(tournamentStandings(whole.store, whole.id)),
     );
     expect(cut.store.getTournament(cut.id)).toMatchObject({ status: 'finished', note: null });
+  });
+
+  it('refuses to take over matches a live process is playing, unless forced', async () => {
+    const { store, id, run, workDir, game } = setup(spec({ entrants: fixedEntrants({ a: 2, b: 1 }) }));
+    // The parent of this test process stands in for another live `tournament run`.
+    store.startTournamentMatch(id, '1-0', 1, `${hostname()}:${process.ppid}`);
+    await expect(run()).rejects.toThrow(
+      `tournament ${id} is being run by ${hostname()}:${process.ppid} (match 1-0)`,
+    );
+    expect(store.listTournamentMatches(id, { status: 'running' })).toHaveLength(1);
+    const forced = await runTournament(store, id, { log: silentLogger, games: [game], workDir, force: true });
+    expect(forced).toBe('finished');
   });
 
   it('plays again a match a crash left running', async () => {
