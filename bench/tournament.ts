@@ -113,6 +113,8 @@ interface Row {
   wallS: number;
   perMinute: number;
   overheadMs: { median: number; p90: number };
+  /** Median overhead of matches between in-process bots only (no program to start). */
+  botOverheadMs: number;
   crashes: number;
   timeouts: number;
   order: string;
@@ -161,15 +163,20 @@ async function benchGame(game: GameName): Promise<Row> {
     store.flush();
     const matches = store.listTournamentMatches(id).filter((m) => !m.bye);
     const overheads: number[] = [];
+    const botOnly: number[] = [];
+    const programs = new Set(list.filter(([, e]) => e.yaml.startsWith('command:')).map(([name]) => name));
     for (const m of matches) {
       if (m.startedAt === null || m.endedAt === null) continue;
       const records = m.records.map((r) => store.getMatch(r)).filter((r) => r !== null);
       if (records.length === 0) continue;
       const first = Math.min(...records.map((r) => r.startedAt));
       const lastEnd = Math.max(...records.map((r) => r.endedAt ?? r.startedAt));
-      overheads.push(m.endedAt - m.startedAt - (lastEnd - first));
+      const overhead = m.endedAt - m.startedAt - (lastEnd - first);
+      overheads.push(overhead);
+      if (!m.seats.some((s) => programs.has(s))) botOnly.push(overhead);
     }
     overheads.sort((a, b) => a - b);
+    botOnly.sort((a, b) => a - b);
     const standings = tournamentStandings(store, id);
     const strength = new Map(list.map(([name, e]) => [name, e.strength]));
     const rows = standings.rows;
@@ -188,6 +195,7 @@ async function benchGame(game: GameName): Promise<Row> {
       wallS,
       perMinute: (matches.length / wallS) * 60,
       overheadMs: { median: quantile(overheads, 0.5), p90: quantile(overheads, 0.9) },
+      botOverheadMs: quantile(botOnly, 0.5),
       crashes: rows.reduce((s, r) => s + r.crashes, 0),
       timeouts: rows.reduce((s, r) => s + r.timeouts, 0),
       order: rows.map((r) => r.name).join(' > '),
@@ -206,10 +214,10 @@ for (const game of games) {
 }
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 process.stdout.write(`\nTournament benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpu}, Node ${process.version}, parallel ${parallel}\n\n`);
-process.stdout.write('| game | matches | wall | matches/min | overhead/match median (p90) | crashes | timeouts | Spearman ρ | rating order |\n');
-process.stdout.write('|---|---|---|---|---|---|---|---|---|\n');
+process.stdout.write('| game | matches | wall | matches/min | overhead/match median (p90) | bots only | crashes | timeouts | Spearman ρ | rating order |\n');
+process.stdout.write('|---|---|---|---|---|---|---|---|---|---|\n');
 for (const r of out) {
   process.stdout.write(
-    `| ${r.game} | ${r.matches} | ${r.wallS.toFixed(0)} s | ${r.perMinute.toFixed(1)} | ${r.overheadMs.median.toFixed(0)} ms (${r.overheadMs.p90.toFixed(0)} ms) | ${r.crashes} | ${r.timeouts} | ${r.spearman.toFixed(3)} | ${r.order} |\n`,
+    `| ${r.game} | ${r.matches} | ${r.wallS.toFixed(0)} s | ${r.perMinute.toFixed(1)} | ${r.overheadMs.median.toFixed(0)} ms (${r.overheadMs.p90.toFixed(0)} ms) | ${r.botOverheadMs.toFixed(0)} ms | ${r.crashes} | ${r.timeouts} | ${r.spearman.toFixed(3)} | ${r.order} |\n`,
   );
 }
