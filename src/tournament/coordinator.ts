@@ -255,22 +255,35 @@ export async function runTournament(
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const inFlight = new Map<string, Promise<void>>();
   /** Matches that ended since the last progress report (undefined: put back to pending). */
-  const reports: (MatchResult | undefined)[] = [];
+  const reports: {
+    finished: MatchResult | undefined;
+    done: number;
+    elapsedMs: number;
+    doneThisRun: number;
+    /** How many results there were then. */
+    known: number;
+  }[] = [];
 
-  const progress = (): TournamentProgress => {
+  /** Progress as of when a match ended (several may be reported at once). */
+  const progress = (at: {
+    done: number;
+    elapsedMs: number;
+    doneThisRun: number;
+    known: number;
+  }): TournamentProgress => {
     const matches = store.listTournamentMatches(id);
-    const done = matches.filter((m) => m.status === 'done').length;
+    const { done, elapsedMs, doneThisRun } = at;
     let total = matches.length;
     if (spec.format === 'swiss') {
       const perRound = matches.filter((m) => m.round === 1).length;
       const scheduledRounds = Math.max(0, ...matches.map((m) => m.round));
       total += perRound * Math.max(0, spec.rounds - scheduledRounds);
     }
-    const elapsedMs = now() - startedAt;
     const perMinute = elapsedMs > 0 ? (doneThisRun * 60_000) / elapsedMs : 0;
     const leader =
-      results.length > 0
-        ? (computeStandings(results, { entrants: spec.entrants.map((e) => e.name) }).rows[0]?.name ?? null)
+      at.known > 0
+        ? (computeStandings(results.slice(0, at.known), { entrants: spec.entrants.map((e) => e.name) })
+            .rows[0]?.name ?? null)
         : null;
     return {
       id,
@@ -428,14 +441,21 @@ export async function runTournament(
           })
           .then((finished) => {
             inFlight.delete(m.id);
-            reports.push(finished);
+            const done = store.listTournamentMatches(id, { status: 'done' }).length;
+            reports.push({
+              finished,
+              done,
+              elapsedMs: now() - startedAt,
+              doneThisRun,
+              known: results.length,
+            });
           });
         inFlight.set(m.id, task);
       }
       // Reported once the next matches are under way, so `running` shows them.
-      for (const finished of reports.splice(0)) {
+      for (const { finished, ...at } of reports.splice(0)) {
         try {
-          options.onProgress?.({ ...progress(), ...(finished === undefined ? {} : { finished }) });
+          options.onProgress?.({ ...progress(at), ...(finished === undefined ? {} : { finished }) });
         } catch (err) {
           log.warn({ err }, 'onProgress threw');
         }
