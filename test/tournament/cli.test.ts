@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli.js';
 import { RecordStore } from '../../src/core/records.js';
 import { useTournamentGames } from '../../src/tournament/cli.js';
+import { describeResult, matchLine, progressLine } from '../../src/tournament/report.js';
 import { fakeGame } from '../fixtures/tournament/fake-game.js';
 
 /** `spielhalle tournament …`: errors and reports in process; run, Ctrl-C, kill -9 and resume in a child process. */
@@ -243,4 +244,52 @@ describe('spielhalle tournament (stop, kill -9, resume)', () => {
       serving.close();
     }
   }, 60_000);
+});
+
+describe('report lines', () => {
+  const base = {
+    id: 't',
+    done: 3,
+    total: 8,
+    running: ['2-0', '2-1'],
+    startedAt: 0,
+    elapsedMs: 90_000,
+    perMinute: 2,
+    etaMs: 150_000,
+    leader: 'anna',
+  };
+
+  it('says who beat whom, draws, placings and byes', () => {
+    const duel = (a: 'win' | 'draw' | 'loss', b: 'win' | 'draw' | 'loss') => ({
+      id: '1-0',
+      seats: [
+        { name: 'anna', outcome: a, points: 0 },
+        { name: 'bert', outcome: b, points: 0 },
+      ],
+      reason: 'timeout: bert',
+    });
+    expect(matchLine({ ...base, finished: duel('win', 'loss') })).toBe(
+      '[3/8] 1-0 anna beat bert (timeout: bert) · leader anna',
+    );
+    expect(matchLine({ ...base, finished: duel('loss', 'win'), leader: null })).toBe(
+      '[3/8] 1-0 bert beat anna (timeout: bert)',
+    );
+    expect(describeResult(duel('draw', 'draw'))).toBe('anna drew with bert (timeout: bert)');
+    expect(describeResult({ id: '2-2', seats: [{ name: 'cleo', points: 2 }], reason: 'bye' })).toBe(
+      'cleo has a bye',
+    );
+    const table = {
+      id: '1-1',
+      seats: [3, 1, 2].map((placing, i) => ({ name: ['a', 'b', 'c'][i]!, placing, points: 0 })),
+    };
+    expect(describeResult(table)).toBe('1. b, 2. c, 3. a');
+    expect(matchLine(base)).toBeNull();
+  });
+
+  it('draws the terminal line with bar, rate, time and leader', () => {
+    expect(progressLine(base, 8)).toBe('[###.....] 3/8  2.0/min  1m30s  ETA 2m30s  running 2  leader anna');
+    expect(progressLine({ ...base, done: 0, perMinute: 0, etaMs: null, leader: null }, 4)).toBe(
+      '[....] 0/8  0.0/min  1m30s  ETA –  running 2',
+    );
+  });
 });
