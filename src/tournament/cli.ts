@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { loadSettings, recordsFile, type Settings } from '../config.js';
@@ -198,11 +199,19 @@ export function registerTournamentCommands(program: Command): void {
           `${file}: ${parsed.errors.length} problem${parsed.errors.length === 1 ? '' : 's'}, nothing started`,
         );
       }
+      // A relative cwd is the file's neighbour, wherever the run (or a later resume) starts from.
+      const base = dirname(resolve(file));
+      const spec = {
+        ...parsed.spec,
+        entrants: parsed.spec.entrants.map((e) =>
+          e.kind === 'command' && e.cwd !== undefined ? { ...e, cwd: resolve(base, e.cwd) } : e,
+        ),
+      };
       const store = openStore(cmd, 'write');
       try {
         let id: string;
         try {
-          id = createTournament(store, parsed.spec, text, Date.now(), games);
+          id = createTournament(store, spec, text, Date.now(), games);
         } catch (err) {
           throw new UsageError((err as Error).message);
         }

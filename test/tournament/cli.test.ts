@@ -171,6 +171,29 @@ describe('spielhalle tournament (in process)', () => {
   });
 });
 
+describe('spielhalle tournament run with a program', () => {
+  it('runs a program in its cwd, taken relative to the tournament file', async () => {
+    useTournamentGames([fakeGame()]);
+    const w = workspace(`name: Prog
+game: dame
+format: round-robin
+entrants:
+  - { name: anna, bot: fixed, options: { strength: 1 } }
+  - name: prog
+    command: node -e "require('fs').appendFileSync('ran', process.argv[1])" {player}
+    cwd: progdir
+`);
+    const r = await cli('--data-dir', w.data, 'tournament', 'run', w.file);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(w.dir, 'progdir', 'ran'), 'utf8')).toBe('11');
+    const store = new RecordStore(join(w.data, 'spielhalle.db'), { mode: 'read' });
+    const t = store.listTournaments()[0]!;
+    expect((t.spec as { entrants: { cwd?: string }[] }).entrants[1]!.cwd).toBe(join(w.dir, 'progdir'));
+    expect(t.source).toContain('cwd: progdir');
+    store.close();
+  });
+});
+
 describe('spielhalle tournament (stop, kill -9, resume)', () => {
   it('stops on Ctrl-C (exit 130), survives kill -9 of another process, resumes, and records every match exactly once', async () => {
     const w = workspace();
