@@ -34,57 +34,147 @@ function entrants(game: GameName, moveTimeMs: number): [string, BenchEntrant][] 
     case 'dame':
       return [
         ['engine', { yaml: `bot: engine\n    options: { timeMs: ${think} }`, strength: 6 }],
-        ['prog-engine', { yaml: `command: '${cli} bot dame --host {host} --port {port} -g {gameId} -p {player} --bot engine --margin ${Math.max(0, moveTimeMs - think)}'`, strength: 6 }],
+        [
+          'prog-engine',
+          {
+            yaml: `command: '${cli} bot dame --host {host} --port {port} -g {gameId} -p {player} --bot engine --margin ${Math.max(0, moveTimeMs - think)}'`,
+            strength: 6,
+          },
+        ],
         ['depth4', { yaml: 'bot: depth4', strength: 4 }],
-        ['prog-depth4', { yaml: `command: '${cli} bot dame --host {host} --port {port} -g {gameId} -p {player} --bot depth4'`, strength: 4 }],
+        [
+          'prog-depth4',
+          {
+            yaml: `command: '${cli} bot dame --host {host} --port {port} -g {gameId} -p {player} --bot depth4'`,
+            strength: 4,
+          },
+        ],
         ['depth2', { yaml: 'bot: depth2', strength: 3 }],
         ['greedy', { yaml: 'bot: greedy', strength: 2 }],
-        ['prog-random', { yaml: `command: '${cli} bot dame --host {host} --port {port} -g {gameId} -p {player} --bot random'`, strength: 1 }],
+        [
+          'prog-random',
+          {
+            yaml: `command: '${cli} bot dame --host {host} --port {port} -g {gameId} -p {player} --bot random'`,
+            strength: 1,
+          },
+        ],
         ['random', { yaml: 'bot: random', strength: 1 }],
       ];
     case 'ostseeschach':
       return [
         ['engine', { yaml: `bot: engine`, strength: 4 }],
-        ['prog-engine', { yaml: `command: '${cli} bot ostseeschach -h {host} -p {port} -r {reservation} --bot engine --time-ms ${think}'`, strength: 4 }],
+        [
+          'prog-engine',
+          {
+            yaml: `command: '${cli} bot ostseeschach -h {host} -p {port} -r {reservation} --bot engine --time-ms ${think}'`,
+            strength: 4,
+          },
+        ],
         ['depth2', { yaml: 'bot: depth2', strength: 2 }],
-        ['prog-depth2', { yaml: `command: '${cli} bot ostseeschach -h {host} -p {port} -r {reservation} --bot depth2'`, strength: 2 }],
+        [
+          'prog-depth2',
+          {
+            yaml: `command: '${cli} bot ostseeschach -h {host} -p {port} -r {reservation} --bot depth2'`,
+            strength: 2,
+          },
+        ],
         ['depth2-b', { yaml: 'bot: depth2', strength: 2 }],
         ['random', { yaml: 'bot: random', strength: 1 }],
-        ['prog-random', { yaml: `command: '${cli} bot ostseeschach -h {host} -p {port} -r {reservation} --bot random'`, strength: 1 }],
+        [
+          'prog-random',
+          {
+            yaml: `command: '${cli} bot ostseeschach -h {host} -p {port} -r {reservation} --bot random'`,
+            strength: 1,
+          },
+        ],
         ['random-b', { yaml: 'bot: random', strength: 1 }],
       ];
     case 'connect4':
       return [
         ['perfect', { yaml: 'bot: perfect', strength: 3 }],
-        ['prog-perfect', { yaml: `command: '${cli} bot connect4 --port {port} --invite {invite} --once --move-time ${think} --level perfect'`, strength: 3 }],
+        [
+          'prog-perfect',
+          {
+            yaml: `command: '${cli} bot connect4 --port {port} --invite {invite} --once --move-time ${think} --level perfect'`,
+            strength: 3,
+          },
+        ],
         ['perfect-b', { yaml: 'bot: perfect', strength: 3 }],
         ['strong', { yaml: 'bot: strong', strength: 2 }],
-        ['prog-strong', { yaml: `command: '${cli} bot connect4 --port {port} --invite {invite} --once --move-time ${think} --level strong'`, strength: 2 }],
+        [
+          'prog-strong',
+          {
+            yaml: `command: '${cli} bot connect4 --port {port} --invite {invite} --once --move-time ${think} --level strong'`,
+            strength: 2,
+          },
+        ],
         ['easy', { yaml: 'bot: easy', strength: 1 }],
-        ['prog-easy', { yaml: `command: '${cli} bot connect4 --port {port} --invite {invite} --once --move-time ${think} --level easy'`, strength: 1 }],
+        [
+          'prog-easy',
+          {
+            yaml: `command: '${cli} bot connect4 --port {port} --invite {invite} --once --move-time ${think} --level easy'`,
+            strength: 1,
+          },
+        ],
         ['easy-b', { yaml: 'bot: easy', strength: 1 }],
       ];
     case 'catan':
       return [
         ['search', { yaml: 'bot: search', strength: 4 }],
-        ['prog-search', { yaml: `command: '${cli} bot catan --host {host} --port {port} --name {name} --strategy search'`, strength: 4 }],
+        [
+          'prog-search',
+          {
+            yaml: `command: '${cli} bot catan --host {host} --port {port} --name {name} --strategy search'`,
+            strength: 4,
+          },
+        ],
         ['weighted', { yaml: 'bot: weighted', strength: 3 }],
-        ['prog-weighted', { yaml: `command: '${cli} bot catan --host {host} --port {port} --name {name} --strategy weighted'`, strength: 3 }],
+        [
+          'prog-weighted',
+          {
+            yaml: `command: '${cli} bot catan --host {host} --port {port} --name {name} --strategy weighted'`,
+            strength: 3,
+          },
+        ],
         ['builder', { yaml: 'bot: builder', strength: 2 }],
         ['builder-b', { yaml: 'bot: builder', strength: 2 }],
         ['random', { yaml: 'bot: random', strength: 1 }],
-        ['prog-random', { yaml: `command: '${cli} bot catan --host {host} --port {port} --name {name} --strategy random'`, strength: 1 }],
+        [
+          'prog-random',
+          {
+            yaml: `command: '${cli} bot catan --host {host} --port {port} --name {name} --strategy random'`,
+            strength: 1,
+          },
+        ],
       ];
     case 'mia':
       return [
         ['adaptive', { yaml: 'bot: adaptive', strength: 4 }],
-        ['prog-adaptive', { yaml: `command: '${cli} bot mia --host {host} --port {port} --name {name} --strategy adaptive'`, strength: 4 }],
+        [
+          'prog-adaptive',
+          {
+            yaml: `command: '${cli} bot mia --host {host} --port {port} --name {name} --strategy adaptive'`,
+            strength: 4,
+          },
+        ],
         ['probabilistic', { yaml: 'bot: probabilistic', strength: 3 }],
-        ['prog-probabilistic', { yaml: `command: '${cli} bot mia --host {host} --port {port} --name {name} --strategy probabilistic'`, strength: 3 }],
+        [
+          'prog-probabilistic',
+          {
+            yaml: `command: '${cli} bot mia --host {host} --port {port} --name {name} --strategy probabilistic'`,
+            strength: 3,
+          },
+        ],
         ['honest', { yaml: 'bot: honest', strength: 2 }],
         ['honest-b', { yaml: 'bot: honest', strength: 2 }],
         ['random', { yaml: 'bot: random', strength: 1 }],
-        ['prog-random', { yaml: `command: '${cli} bot mia --host {host} --port {port} --name {name} --strategy random'`, strength: 1 }],
+        [
+          'prog-random',
+          {
+            yaml: `command: '${cli} bot mia --host {host} --port {port} --name {name} --strategy random'`,
+            strength: 1,
+          },
+        ],
       ];
   }
 }
@@ -99,11 +189,18 @@ const games: GameName[] = which === 'all' ? [...GAME_NAMES] : (which.split(',') 
 const gamesPerPairing = Number(arg('games-per-pairing', '2'));
 const parallel = Number(arg('parallel', String(Math.max(1, cpus().length - 1))));
 const rounds = arg('rounds', '');
-const defaultMoveTime: Record<GameName, number> = { dame: 0.1, ostseeschach: 0.2, connect4: 0.1, catan: 0.05, mia: 0.05 };
+const defaultMoveTime: Record<GameName, number> = {
+  dame: 0.1,
+  ostseeschach: 0.2,
+  connect4: 0.1,
+  catan: 0.05,
+  mia: 0.05,
+};
 
 function formatFor(game: GameName): string {
   if (game === 'catan') return `format: seatings\ntableSize: 4\nrounds: ${rounds === '' ? 4 : rounds}`;
-  if (game === 'mia') return `format: tables\ntableSize: 4\nrounds: ${rounds === '' ? 6 : rounds}\ngamesPerTable: 30`;
+  if (game === 'mia')
+    return `format: tables\ntableSize: 4\nrounds: ${rounds === '' ? 6 : rounds}\ngamesPerTable: 30`;
   return `format: round-robin\ngamesPerPairing: ${gamesPerPairing}`;
 }
 
@@ -154,7 +251,9 @@ async function benchGame(game: GameName): Promise<Row> {
       onProgress: (p) => {
         if (Date.now() - last > 15_000 || p.done === p.total) {
           last = Date.now();
-          process.stderr.write(`  ${game}: ${p.done}/${p.total} (${p.perMinute.toFixed(1)}/min, leader ${p.leader ?? '-'})\n`);
+          process.stderr.write(
+            `  ${game}: ${p.done}/${p.total} (${p.perMinute.toFixed(1)}/min, leader ${p.leader ?? '-'})\n`,
+          );
         }
       },
     });
@@ -186,7 +285,10 @@ async function benchGame(game: GameName): Promise<Row> {
     );
     process.stderr.write(
       rows
-        .map((r) => `    ${r.rank}. ${r.name} ${r.rating.toFixed(0)} [${r.low.toFixed(0)}–${r.high.toFixed(0)}] games ${r.games} W/D/L ${r.wins}/${r.draws}/${r.losses} crashes ${r.crashes} timeouts ${r.timeouts}\n`)
+        .map(
+          (r) =>
+            `    ${r.rank}. ${r.name} ${r.rating.toFixed(0)} [${r.low.toFixed(0)}–${r.high.toFixed(0)}] games ${r.games} W/D/L ${r.wins}/${r.draws}/${r.losses} crashes ${r.crashes} timeouts ${r.timeouts}\n`,
+        )
         .join(''),
     );
     return {
@@ -213,8 +315,12 @@ for (const game of games) {
   out.push(await benchGame(game));
 }
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
-process.stdout.write(`\nTournament benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpu}, Node ${process.version}, parallel ${parallel}\n\n`);
-process.stdout.write('| game | matches | wall | matches/min | overhead/match median (p90) | bots only | crashes | timeouts | Spearman ρ | rating order |\n');
+process.stdout.write(
+  `\nTournament benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpu}, Node ${process.version}, parallel ${parallel}\n\n`,
+);
+process.stdout.write(
+  '| game | matches | wall | matches/min | overhead/match median (p90) | bots only | crashes | timeouts | Spearman ρ | rating order |\n',
+);
 process.stdout.write('|---|---|---|---|---|---|---|---|---|---|\n');
 for (const r of out) {
   process.stdout.write(

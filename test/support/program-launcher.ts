@@ -25,10 +25,14 @@ export function testLauncher(argv: readonly string[]): TestLauncher {
         return v;
       }),
     );
-    const child = spawn(words[0] as string, words.slice(1), { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(words[0] as string, words.slice(1), {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const index = output.push('') - 1;
     const keep = (chunk: Buffer) => {
-      if ((output[index] as string).length < 100_000) output[index] += chunk.toString();
+      const kept = output[index] ?? '';
+      if (kept.length < 100_000) output[index] = kept + chunk.toString();
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
