@@ -115,3 +115,11 @@ export interface TournamentSupport {
   /** Starts the game's server (on 127.0.0.1, an ephemeral port) recording into `store`. */
   open(context: { store: RecordStore; log: Logger }): Promise<TournamentArena>;
 }
+
+/** How a program ended, as a seat's note says it ("exited with code 1", "was stopped by its cpu limit"). */
+export function describeExit(exit: ProgramExit): string {
+  if (exit.error !== undefined) return `could not start: ${exit.error}`;
+  if (exit.limit !== undefined) return `was stopped by its ${exit.limit} limit`;
+  if (exit.signal !== null) return `was killed by ${exit.signal}`;
+  return `exited with code ${String(exit.code)}`;
+}

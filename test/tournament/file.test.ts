@@ -237,3 +237,15 @@ describe('command lines', () => {
     );
   });
 });
+
+describe('the example tournament file', () => {
+  it('parses, and its bots and placeholders fit the game', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { checkEntrants, tournamentSupport } = await import('../../src/tournament/coordinator.js');
+    const text = readFileSync(new URL('../../examples/tournament-dame.yaml', import.meta.url), 'utf8');
+    const s = spec(parseTournament(text, { file: 'examples/tournament-dame.yaml' }));
+    expect(s.game).toBe('dame');
+    expect(s.entrants.filter((e) => e.kind === 'command')).toHaveLength(1);
+    expect(checkEntrants(s, tournamentSupport(s.game))).toEqual([]);
+  });
+});

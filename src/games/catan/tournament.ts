@@ -1,14 +1,15 @@
 import type { Logger } from '../../core/log.js';
 import { Rng } from '../../core/rng.js';
-import type {
-  MatchSeat,
-  ProgramExit,
-  ProgramRun,
-  TournamentArena,
-  TournamentMatchOutcome,
-  TournamentMatchRequest,
-  TournamentSeatResult,
-  TournamentSupport,
+import {
+  describeExit,
+  type MatchSeat,
+  type ProgramExit,
+  type ProgramRun,
+  type TournamentArena,
+  type TournamentMatchOutcome,
+  type TournamentMatchRequest,
+  type TournamentSeatResult,
+  type TournamentSupport,
 } from '../../core/tournament-match.js';
 import type { SearchOptions } from './bots/search.js';
 import { CATAN_STRATEGIES, CatanClient, createCatanBot, type CatanStrategy } from './client.js';
@@ -58,7 +59,9 @@ function checkCatanBot(bot: string, options: Readonly<Record<string, unknown>>):
     }
     const whole = (min: number, max: number): void => {
       if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
-        problems.push(`bot:${bot} option ${key} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+        problems.push(
+          `bot:${bot} option ${key} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`,
+        );
     };
     switch (key) {
       case 'seed':
@@ -69,7 +72,8 @@ function checkCatanBot(bot: string, options: Readonly<Record<string, unknown>>):
         whole(0, 60_000);
         break;
       case 'trades':
-        if (typeof value !== 'boolean') problems.push(`bot:${bot} option trades must be true or false, got ${JSON.stringify(value)}`);
+        if (typeof value !== 'boolean')
+          problems.push(`bot:${bot} option trades must be true or false, got ${JSON.stringify(value)}`);
         break;
       case 'nextDepth':
         whole(0, 4);
@@ -92,13 +96,6 @@ interface SeatRun {
   ready: boolean;
   /** How its program had ended, if it ended before the match was over. */
   exitedEarly: ProgramExit | null;
-}
-
-function describeExit(e: ProgramExit): string {
-  if (e.error !== undefined) return `could not be started (${e.error})`;
-  if (e.limit !== undefined) return `was stopped by its ${e.limit} limit`;
-  if (e.signal !== null) return `was killed by ${e.signal}`;
-  return `exited with code ${String(e.code)}`;
 }
 
 /**
@@ -126,8 +123,10 @@ class CatanArena implements TournamentArena {
 
   async play(request: TournamentMatchRequest): Promise<TournamentMatchOutcome> {
     const names = request.seats.map((s) => s.name);
-    if (names.length < 3 || names.length > 4) throw new Error(`a Catan match seats 3 or 4 players, not ${names.length}`);
-    if (new Set(names).size !== names.length) throw new Error(`a Catan match needs different names, got ${names.join(', ')}`);
+    if (names.length < 3 || names.length > 4)
+      throw new Error(`a Catan match seats 3 or 4 players, not ${names.length}`);
+    if (new Set(names).size !== names.length)
+      throw new Error(`a Catan match needs different names, got ${names.join(', ')}`);
     const job = this.run(request);
     this.running.add(job);
     try {
@@ -165,12 +164,13 @@ class CatanArena implements TournamentArena {
     // Set by the server's callbacks (an object, so that the checks below are not narrowed away).
     // `decided`: the seats' fate is settled (the game over, called off or aborted); what happens to
     // their programs and connections after that is no failure of theirs.
-    const live: { match: Match | null; result: CatanResultRow | null; lobbyGone: boolean; decided: boolean } = {
-      match: null,
-      result: null,
-      lobbyGone: false,
-      decided: false,
-    };
+    const live: { match: Match | null; result: CatanResultRow | null; lobbyGone: boolean; decided: boolean } =
+      {
+        match: null,
+        result: null,
+        lobbyGone: false,
+        decided: false,
+      };
     const dice = Rng.seeded(`${request.seed}/dice`);
     const timeoutMs = request.moveTimeMs + CATAN_TOURNAMENT_GRACE_MS;
     const reserved: ReservedGame | null = await this.server.reserve({
@@ -287,13 +287,21 @@ class CatanArena implements TournamentArena {
       const end = live.result;
       if (aborted || end.reason === 'server stopped' || end.reason === 'tournament stopped')
         return {
-          seats: started.tally().map((t) => ({ name: t.name, points: t.points })).sort((a, b) => names.indexOf(a.name) - names.indexOf(b.name)),
+          seats: started
+            .tally()
+            .map((t) => ({ name: t.name, points: t.points }))
+            .sort((a, b) => names.indexOf(a.name) - names.indexOf(b.name)),
           reason: end.message,
           records: [started.id],
           aborted: true,
         };
       // A program whose connection broke has usually exited too: its exit goes into the note.
-      const gone = new Set(started.tally().filter((t) => t.lost).map((t) => t.name));
+      const gone = new Set(
+        started
+          .tally()
+          .filter((t) => t.lost)
+          .map((t) => t.name),
+      );
       await Promise.all(
         seats.map(async (s) => {
           const run = s.program;
@@ -316,7 +324,11 @@ class CatanArena implements TournamentArena {
           await s.client?.stop();
           const run = s.program;
           if (!run) return;
-          if (ended && !run.done) await Promise.race([run.exited, new Promise((r) => setTimeout(r, PROGRAM_EXIT_GRACE_MS).unref())]);
+          if (ended && !run.done)
+            await Promise.race([
+              run.exited,
+              new Promise((r) => setTimeout(r, PROGRAM_EXIT_GRACE_MS).unref()),
+            ]);
           await run.stop();
         }),
       );
@@ -339,7 +351,12 @@ class CatanArena implements TournamentArena {
     return { seats: results, reason: `no game: ${missing.join(', ')} did not join`, records: [] };
   }
 
-  private outcome(seats: readonly SeatRun[], match: Match, end: CatanResultRow, timeoutMs: number): TournamentMatchOutcome {
+  private outcome(
+    seats: readonly SeatRun[],
+    match: Match,
+    end: CatanResultRow,
+    timeoutMs: number,
+  ): TournamentMatchOutcome {
     const tally = seats.map((s) => match.tally().find((t) => t.name === s.seat.name)!);
     const out = seats.map((s, i) => {
       const t = tally[i]!;
@@ -352,7 +369,8 @@ class CatanArena implements TournamentArena {
         note = s.exitedEarly
           ? `its program ${describeExit(s.exitedEarly)} during the game (connection lost; the game was ended)`
           : 'its connection was lost during the game (the game was ended)';
-      else if (t.timeouts > 0) note = `the server acted for it ${t.timeouts} times (no answer within ${timeoutMs} ms)`;
+      else if (t.timeouts > 0)
+        note = `the server acted for it ${t.timeouts} times (no answer within ${timeoutMs} ms)`;
       return { t, timedOut, crashed, note };
     });
     const winnerSeat = end.winner === null ? null : tally.findIndex((t) => t.id === end.winner);

@@ -2,18 +2,25 @@ import { createSocket } from 'node:dgram';
 import type { Logger } from '../../core/log.js';
 import { matchesTotal } from '../../core/metrics.js';
 import type { RecordStore } from '../../core/records.js';
-import type {
-  ProgramExit,
-  ProgramRun,
-  TournamentArena,
-  TournamentMatchOutcome,
-  TournamentMatchRequest,
-  TournamentSeatResult,
-  TournamentSupport,
+import {
+  describeExit,
+  type ProgramRun,
+  type TournamentArena,
+  type TournamentMatchOutcome,
+  type TournamentMatchRequest,
+  type TournamentSeatResult,
+  type TournamentSupport,
 } from '../../core/tournament-match.js';
 import { BOT_LEVELS, type BotLevel } from './bots/index.js';
 import { Connect4Engine } from './engine.js';
-import { AutoPlayer, type AbortReason, type C4GameRecord, type PeerEvent, type PeerTiming, type WireEntry } from './peer.js';
+import {
+  AutoPlayer,
+  type AbortReason,
+  type C4GameRecord,
+  type PeerEvent,
+  type PeerTiming,
+  type WireEntry,
+} from './peer.js';
 import { status, type C4State } from './rules.js';
 import { startUdpPeer, type UdpPeer } from './transport.js';
 
@@ -47,17 +54,19 @@ const BOT_DESCRIPTIONS: Record<BotLevel, string> = {
 
 function checkBot(bot: string, options: Readonly<Record<string, unknown>>): string[] {
   const problems: string[] = [];
-  if (!(BOT_LEVELS as readonly string[]).includes(bot)) problems.push(`unknown Connect Four bot "${bot}" (one of ${BOT_LEVELS.join(', ')})`);
+  if (!(BOT_LEVELS as readonly string[]).includes(bot))
+    problems.push(`unknown Connect Four bot "${bot}" (one of ${BOT_LEVELS.join(', ')})`);
   for (const [key, value] of Object.entries(options)) {
     if (key === 'seed') {
-      if (typeof value !== 'string' && typeof value !== 'number') problems.push('option seed must be a string or a number');
-    } else problems.push(`unknown option "${key}" for a Connect Four bot (they take only seed; the time per move is the tournament's moveTime)`);
+      if (typeof value !== 'string' && typeof value !== 'number')
+        problems.push('option seed must be a string or a number');
+    } else
+      problems.push(
+        `unknown option "${key}" for a Connect Four bot (they take only seed; the time per move is the tournament's moveTime)`,
+      );
   }
   return problems;
 }
-
-const exitText = (e: ProgramExit): string =>
-  e.error !== undefined ? `could not start: ${e.error}` : e.limit !== undefined ? `was stopped by its ${e.limit} limit` : e.signal !== null ? `was killed by ${e.signal}` : `exited with code ${String(e.code)}`;
 
 /** A free UDP port on 127.0.0.1 for a program to listen on. */
 async function freePort(): Promise<number> {
@@ -88,9 +97,15 @@ interface Seat {
   lost?: { why: string; crashed?: boolean; timedOut?: boolean };
 }
 
-type Verdict = { kind: 'result'; winner: 0 | 1 | null; line: readonly (readonly [number, number])[] } | { kind: 'forfeit' } | { kind: 'aborted' };
+type Verdict =
+  | { kind: 'result'; winner: 0 | 1 | null; line: readonly (readonly [number, number])[] }
+  | { kind: 'forfeit' }
+  | { kind: 'aborted' };
 
-function abortText(reason: AbortReason, moveLimitMs: number): { why: string; timedOut?: boolean; crashed?: boolean } {
+function abortText(
+  reason: AbortReason,
+  moveLimitMs: number,
+): { why: string; timedOut?: boolean; crashed?: boolean } {
   switch (reason) {
     case 'move-timeout':
       return { why: `no move within ${moveLimitMs} ms`, timedOut: true };
@@ -117,7 +132,8 @@ class Connect4Referee implements TournamentArena {
 
   async play(request: TournamentMatchRequest): Promise<TournamentMatchOutcome> {
     if (this.closed) throw new Error('the Connect Four referee is closed');
-    if (request.seats.length !== 2) throw new RangeError(`a Connect Four match has 2 seats, got ${request.seats.length}`);
+    if (request.seats.length !== 2)
+      throw new RangeError(`a Connect Four match has 2 seats, got ${request.seats.length}`);
     const inner = new AbortController();
     const onAbort = () => inner.abort();
     request.signal?.addEventListener('abort', onAbort, { once: true });
@@ -140,7 +156,10 @@ class Connect4Referee implements TournamentArena {
     await Promise.allSettled([...this.running]);
   }
 
-  private async referee(request: TournamentMatchRequest, signal: AbortSignal): Promise<TournamentMatchOutcome> {
+  private async referee(
+    request: TournamentMatchRequest,
+    signal: AbortSignal,
+  ): Promise<TournamentMatchOutcome> {
     const log = this.log.child({ match: request.id });
     const moveLimitMs = request.moveTimeMs + MOVE_GRACE_MS;
     const connectTimeoutMs = request.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
@@ -157,7 +176,9 @@ class Connect4Referee implements TournamentArena {
     let verdict: Verdict | null = null;
     let finish!: () => void;
     const finished = new Promise<void>((resolve) => (finish = resolve));
-    const startedAt = Date.now();
+    const calledAt = Date.now();
+    /** When the game began: both boards started (the record's start; before it, seats were set up). */
+    const game: { startedAt: number | null } = { startedAt: null };
     let moves: number[] = [];
     const other = (s: Seat): Seat => seats[1 - s.index] as Seat;
 
@@ -182,6 +203,7 @@ class Connect4Referee implements TournamentArena {
       switch (e.type) {
         case 'game-started':
           seat.started = true;
+          if (seats.length === 2 && seats.every((s) => s.started)) game.startedAt ??= Date.now();
           break;
         case 'your-turn':
           seat.canMove = true;
@@ -199,7 +221,11 @@ class Connect4Referee implements TournamentArena {
           break;
         case 'game-over':
           if (verdict === null) {
-            verdict = { kind: 'result', winner: e.winner === null ? null : e.winner === 0 ? 0 : 1, line: e.line };
+            verdict = {
+              kind: 'result',
+              winner: e.winner === null ? null : e.winner === 0 ? 0 : 1,
+              line: e.line,
+            };
             moves = [...e.state.moves];
           }
           // Done once both boards hold the final position (the last move is relayed by then).
@@ -228,7 +254,15 @@ class Connect4Referee implements TournamentArena {
             seat.record = record;
           },
         });
-        const seat: Seat = { index, name: seatReq.name, port: 0, referee, started: false, canMove: false, queue: [] };
+        const seat: Seat = {
+          index,
+          name: seatReq.name,
+          port: 0,
+          referee,
+          started: false,
+          canMove: false,
+          queue: [],
+        };
         seats.push(seat);
         unsubscribe.push(referee.peer.on((e) => onEvent(seat, e)));
       }
@@ -237,11 +271,20 @@ class Connect4Referee implements TournamentArena {
         const refereeAt = `127.0.0.1:${seat.referee.address.port}`;
         if (player.kind === 'bot') {
           engine ??= new Connect4Engine({ log, perfectBudgetMs: Math.max(50, request.moveTimeMs) });
-          const level: BotLevel = (BOT_LEVELS as readonly string[]).includes(player.bot) ? (player.bot as BotLevel) : 'easy';
-          const seed = typeof player.options.seed === 'string' || typeof player.options.seed === 'number' ? String(player.options.seed) : `${request.seed}:${seat.name}`;
+          const level: BotLevel = (BOT_LEVELS as readonly string[]).includes(player.bot)
+            ? (player.bot as BotLevel)
+            : 'easy';
+          const seed =
+            typeof player.options.seed === 'string' || typeof player.options.seed === 'number'
+              ? String(player.options.seed)
+              : `${request.seed}:${seat.name}`;
           const eng = engine;
           const udp = await startUdpPeer({ name: 'spielhalle-bot', port: 0, log });
-          const auto = new AutoPlayer(udp.peer, (state: C4State) => eng.choose(state, level, `${seed}:${state.moves.join('')}`), { log, acceptInvitations: seat.index === 1 });
+          const auto = new AutoPlayer(
+            udp.peer,
+            (state: C4State) => eng.choose(state, level, `${seed}:${state.moves.join('')}`),
+            { log, acceptInvitations: seat.index === 1 },
+          );
           seat.bot = { udp, player: auto };
           seat.port = udp.address.port;
           if (seat.index === 0) udp.peer.invite({ address: '127.0.0.1', port: seat.referee.address.port });
@@ -250,7 +293,10 @@ class Connect4Referee implements TournamentArena {
           seat.run = player.launch({ port: String(seat.port), invite: refereeAt, host: '127.0.0.1' });
           void seat.run.exited.then((exit) => {
             if (verdict !== null) return;
-            forfeit(seat, { why: `${exitText(exit)}${seat.started ? ' during the game' : ' before its game started'}`, crashed: true });
+            forfeit(seat, {
+              why: `${describeExit(exit)}${seat.started ? ' during the game' : ' before its game started'}`,
+              crashed: true,
+            });
           });
         }
       }
@@ -258,7 +304,8 @@ class Connect4Referee implements TournamentArena {
       // Seat 1's board: the referee invites (and so moves first, with seat 0's moves).
       const seat1 = seats[1] as Seat;
       const invite = () => {
-        if (!seat1.started && verdict === null) seat1.referee.peer.invite({ address: '127.0.0.1', port: seat1.port });
+        if (!seat1.started && verdict === null)
+          seat1.referee.peer.invite({ address: '127.0.0.1', port: seat1.port });
       };
       unsubscribe.push(
         seat1.referee.peer.on((e) => {
@@ -270,7 +317,8 @@ class Connect4Referee implements TournamentArena {
       const seat0 = seats[0] as Seat;
       const acceptSeat0 = () => {
         if (seat0.started || seat0.referee.peer.phase !== 'lobby') return;
-        if (seat0.referee.peer.invitations().some((i) => i.key === entrant(seat0))) seat0.referee.peer.accept(entrant(seat0));
+        if (seat0.referee.peer.invitations().some((i) => i.key === entrant(seat0)))
+          seat0.referee.peer.accept(entrant(seat0));
       };
       unsubscribe.push(
         seat0.referee.peer.on((e) => {
@@ -283,7 +331,14 @@ class Connect4Referee implements TournamentArena {
         if (verdict !== null) return;
         const missing = seats.filter((s) => !s.started);
         if (missing.length === 0) return;
-        for (const s of missing) s.lost = { why: s.index === 0 ? `never invited the referee within ${connectTimeoutMs / 1000} s` : `never accepted the invitation within ${connectTimeoutMs / 1000} s`, crashed: true };
+        for (const s of missing)
+          s.lost = {
+            why:
+              s.index === 0
+                ? `never invited the referee within ${connectTimeoutMs / 1000} s`
+                : `never accepted the invitation within ${connectTimeoutMs / 1000} s`,
+            crashed: true,
+          };
         verdict = { kind: 'forfeit' };
         for (const s of seats) s.referee.peer.quit();
         finish();
@@ -298,7 +353,8 @@ class Connect4Referee implements TournamentArena {
       await finished;
       clearTimeout(connectTimer);
       signal.removeEventListener('abort', onAbort);
-      if ((verdict as Verdict | null)?.kind === 'result') await new Promise((r) => setTimeout(r, END_LINGER_MS));
+      if ((verdict as Verdict | null)?.kind === 'result')
+        await new Promise((r) => setTimeout(r, END_LINGER_MS));
     } finally {
       for (const u of unsubscribe) u();
       await this.stopAll(seats, (verdict as Verdict | null)?.kind === 'result', engine);
@@ -306,31 +362,50 @@ class Connect4Referee implements TournamentArena {
     const v = (verdict as Verdict | null) ?? { kind: 'aborted' };
     const names = seats.map((s) => s.name);
     if (v.kind === 'aborted') {
-      return { seats: names.map((name) => ({ name, points: 0 })), reason: 'aborted', records: [], aborted: true };
+      return {
+        seats: names.map((name) => ({ name, points: 0 })),
+        reason: 'aborted',
+        records: [],
+        aborted: true,
+      };
     }
     const results: TournamentSeatResult[] = seats.map((s) => {
       let outcome: 'win' | 'draw' | 'loss';
       if (v.kind === 'result') outcome = v.winner === null ? 'draw' : v.winner === s.index ? 'win' : 'loss';
       else outcome = s.lost ? 'loss' : 'win';
-      const r: TournamentSeatResult = { name: s.name, outcome, points: outcome === 'win' ? 1 : outcome === 'draw' ? 0.5 : 0 };
+      const r: TournamentSeatResult = {
+        name: s.name,
+        outcome,
+        points: outcome === 'win' ? 1 : outcome === 'draw' ? 0.5 : 0,
+      };
       if (s.lost?.crashed === true) r.crashed = true;
       if (s.lost?.timedOut === true) r.timedOut = true;
       if (s.lost) r.note = s.lost.why;
       return r;
     });
     let reason: string;
-    if (v.kind === 'result') reason = v.winner === null ? 'draw: the board is full' : `four in a row: ${names[v.winner] ?? ''}`;
-    else reason = seats
-      .filter((s) => s.lost)
-      .map((s) => `${s.name} ${s.lost?.why ?? ''}`)
-      .join('; ');
-    const id = this.record(request, seats, moves, v, reason, startedAt);
+    if (v.kind === 'result')
+      reason = v.winner === null ? 'draw: the board is full' : `four in a row: ${names[v.winner] ?? ''}`;
+    else
+      reason = seats
+        .filter((s) => s.lost)
+        .map((s) => `${s.name} ${s.lost?.why ?? ''}`)
+        .join('; ');
+    const id = this.record(request, seats, moves, v, reason, game.startedAt ?? calledAt);
     return { seats: results, reason, records: [id] };
   }
 
-  private async stopAll(seats: readonly Seat[], finished: boolean, engine: Connect4Engine | null): Promise<void> {
+  private async stopAll(
+    seats: readonly Seat[],
+    finished: boolean,
+    engine: Connect4Engine | null,
+  ): Promise<void> {
     const runs = seats.map((s) => s.run).filter((r): r is ProgramRun => r !== undefined);
-    if (finished && runs.some((r) => !r.done)) await Promise.race([Promise.all(runs.map((r) => r.exited)), new Promise((r) => setTimeout(r, EXIT_GRACE_MS))]);
+    if (finished && runs.some((r) => !r.done))
+      await Promise.race([
+        Promise.all(runs.map((r) => r.exited)),
+        new Promise((r) => setTimeout(r, EXIT_GRACE_MS)),
+      ]);
     await Promise.all(runs.map((r) => r.stop()));
     for (const s of seats) s.bot?.player.stop();
     await Promise.all(seats.flatMap((s) => [s.referee.close(), ...(s.bot ? [s.bot.udp.close()] : [])]));
@@ -338,7 +413,14 @@ class Connect4Referee implements TournamentArena {
   }
 
   /** One record for the match: seats by entrant name, the moves, the wire of both boards. */
-  private record(request: TournamentMatchRequest, seats: readonly Seat[], moves: readonly number[], v: Verdict, reason: string, startedAt: number): string {
+  private record(
+    request: TournamentMatchRequest,
+    seats: readonly Seat[],
+    moves: readonly number[],
+    v: Verdict,
+    reason: string,
+    startedAt: number,
+  ): string {
     const store = this.store;
     const endedAt = Date.now();
     const id = store.startMatch({
@@ -354,9 +436,17 @@ class Connect4Referee implements TournamentArena {
       meta: { tournamentMatch: request.id, referee: seats.map((s) => `127.0.0.1:${s.referee.address.port}`) },
     });
     const times = seats[1]?.record?.moveTimes ?? seats[0]?.record?.moveTimes ?? [];
-    moves.forEach((column, turn) => store.addEvent(id, { at: times[turn] ?? endedAt, seat: turn % 2, type: 'move', data: { turn, column } }));
+    moves.forEach((column, turn) =>
+      store.addEvent(id, {
+        at: times[turn] ?? endedAt,
+        seat: turn % 2,
+        type: 'move',
+        data: { turn, column },
+      }),
+    );
     const wire: WireEntry[] = seats.flatMap((s) => s.record?.wire ?? []).sort((a, b) => a.at - b.at);
-    for (const w of wire) store.addWire({ matchId: id, game: 'connect4', conn: w.conn, at: w.at, dir: w.dir, data: w.data });
+    for (const w of wire)
+      store.addWire({ matchId: id, game: 'connect4', conn: w.conn, at: w.at, dir: w.dir, data: w.data });
     const winner = v.kind === 'result' ? v.winner : (seats.find((s) => !s.lost)?.index ?? null);
     const forfeitBy = seats.filter((s) => s.lost).map((s) => s.name);
     const finalStatus = status({ moves });

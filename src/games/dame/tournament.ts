@@ -2,15 +2,15 @@ import type { SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
 import { Rng } from '../../core/rng.js';
-import type {
-  MatchSeat,
-  ProgramExit,
-  ProgramRun,
-  TournamentArena,
-  TournamentMatchOutcome,
-  TournamentMatchRequest,
-  TournamentSeatResult,
-  TournamentSupport,
+import {
+  describeExit,
+  type MatchSeat,
+  type ProgramRun,
+  type TournamentArena,
+  type TournamentMatchOutcome,
+  type TournamentMatchRequest,
+  type TournamentSeatResult,
+  type TournamentSupport,
 } from '../../core/tournament-match.js';
 import { createDameBot, DAME_BOTS, isDameBotName } from './bots/index.js';
 import { DameClient, type DamePlayer } from './client.js';
@@ -41,7 +41,8 @@ const BOT_INFO: Record<(typeof DAME_BOTS)[number], string> = {
   greedy: 'takes the most material now, else random',
   depth2: 'alpha-beta to a fixed depth of 2 single moves',
   depth4: 'alpha-beta to a fixed depth of 4 single moves',
-  engine: 'the full engine (iterative deepening, endgame rules) in a worker thread; option timeMs caps its think time',
+  engine:
+    'the full engine (iterative deepening, endgame rules) in a worker thread; option timeMs caps its think time',
 };
 
 /**
@@ -53,7 +54,10 @@ export function dameOpening(seed: number | string): DameState {
   const rng = Rng.seeded(`dame-opening:${seed}`);
   for (let attempt = 0; attempt < 16; attempt++) {
     let state = initialState();
-    while (state.result === null && (state.plies < OPENING_PLIES || state.mustContinue || state.toMove !== 'white')) {
+    while (
+      state.result === null &&
+      (state.plies < OPENING_PLIES || state.mustContinue || state.toMove !== 'white')
+    ) {
       const next = apply(state, rng.pick(legalMoves(state)));
       if (!next.ok) break;
       state = next.value;
@@ -69,11 +73,15 @@ function checkBot(bot: string, options: Readonly<Record<string, unknown>>): stri
   const problems: string[] = [];
   for (const [key, value] of Object.entries(options)) {
     if (key === 'seed') {
-      if (typeof value !== 'string' && typeof value !== 'number') problems.push(`options.seed: must be a string or a number`);
+      if (typeof value !== 'string' && typeof value !== 'number')
+        problems.push(`options.seed: must be a string or a number`);
     } else if (key === 'timeMs' && bot === 'engine') {
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 600_000)
         problems.push(`options.timeMs: must be a whole number of ms from 1 to 600000`);
-    } else problems.push(`options.${key}: unknown option for bot:${bot} (allowed: ${bot === 'engine' ? 'timeMs, seed' : 'seed'})`);
+    } else
+      problems.push(
+        `options.${key}: unknown option for bot:${bot} (allowed: ${bot === 'engine' ? 'timeMs, seed' : 'seed'})`,
+      );
   }
   return problems;
 }
@@ -128,15 +136,6 @@ type End =
   | { kind: 'no-start' }
   | { kind: 'aborted'; reason: string };
 
-const exitText = (exit: ProgramExit): string =>
-  exit.error !== undefined
-    ? `could not start: ${exit.error}`
-    : exit.limit !== undefined
-      ? `was stopped by its ${exit.limit} limit`
-      : exit.signal !== null
-        ? `was killed by ${exit.signal}`
-        : `exited with code ${String(exit.code)}`;
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 class DameArena implements TournamentArena {
@@ -158,7 +157,8 @@ class DameArena implements TournamentArena {
 
   async play(request: TournamentMatchRequest): Promise<TournamentMatchOutcome> {
     const [white, black] = request.seats;
-    if (request.seats.length !== 2 || !white || !black) throw new Error(`a Dame match has 2 seats, got ${request.seats.length}`);
+    if (request.seats.length !== 2 || !white || !black)
+      throw new Error(`a Dame match has 2 seats, got ${request.seats.length}`);
     const names = [white.name, black.name] as const;
     const aborted = (reason: string, records: string[] = []): TournamentMatchOutcome => ({
       seats: names.map((name) => ({ name, points: 0 })),
@@ -206,7 +206,8 @@ class DameArena implements TournamentArena {
     const checkNoStart = (): void => {
       setImmediate(() => {
         if (over || status() !== 'waiting') return;
-        if (seats.some((s) => s.failure !== null) && seats.every((s) => s.seated || s.failure !== null)) end({ kind: 'no-start' });
+        if (seats.some((s) => s.failure !== null) && seats.every((s) => s.seated || s.failure !== null))
+          end({ kind: 'no-start' });
       });
     };
     const failedBeforeStart = (s: SeatPlay, why: string): void => {
@@ -216,7 +217,12 @@ class DameArena implements TournamentArena {
     };
 
     const unsubscribe = this.server.subscribe((event: SpectatorEvent) => {
-      const data = event.data as { gameId?: string; seat?: number; winner?: Seat | null; reason?: string } | null;
+      const data = event.data as {
+        gameId?: string;
+        seat?: number;
+        winner?: Seat | null;
+        reason?: string;
+      } | null;
       if (data?.gameId !== gameId) return;
       const s = data.seat === 0 || data.seat === 1 ? seats[data.seat] : undefined;
       if (event.type === 'seatTaken' && s) {
@@ -236,7 +242,11 @@ class DameArena implements TournamentArena {
     const connectMs = request.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const deadline = setTimeout(() => {
       if (status() !== 'waiting') return;
-      for (const s of seats) if (!s.seated) s.failure ??= s.everSeated ? 'left its seat before the game started' : `never connected within ${connectMs} ms`;
+      for (const s of seats)
+        if (!s.seated)
+          s.failure ??= s.everSeated
+            ? 'left its seat before the game started'
+            : `never connected within ${connectMs} ms`;
       end({ kind: 'no-start' });
     }, connectMs);
     deadline.unref();
@@ -251,7 +261,9 @@ class DameArena implements TournamentArena {
       }
       const result = await ended;
       clearTimeout(deadline);
-      const records = [this.server.getGame(gameId)?.matchId].filter((id): id is string => typeof id === 'string');
+      const records = [this.server.getGame(gameId)?.matchId].filter(
+        (id): id is string => typeof id === 'string',
+      );
       if (result.kind === 'aborted') {
         this.server.closeGame(gameId, result.reason);
         await this.stopSeats(seats, 0, true);
@@ -283,9 +295,14 @@ class DameArena implements TournamentArena {
     const port = this.server.port;
     const player = s.seat.player;
     if (player.kind === 'program') {
-      const run = player.launch({ host: '127.0.0.1', port: String(port), gameId, player: String(s.index + 1) });
+      const run = player.launch({
+        host: '127.0.0.1',
+        port: String(port),
+        gameId,
+        player: String(s.index + 1),
+      });
       s.program = run;
-      void run.exited.then((exit) => failed(s, `${exitText(exit)} before the game started`));
+      void run.exited.then((exit) => failed(s, `${describeExit(exit)} before the game started`));
       return;
     }
     const options = player.options;
@@ -296,15 +313,24 @@ class DameArena implements TournamentArena {
       s.release = (busy) => this.pools.give(pool, busy);
       const cap = typeof options.timeMs === 'number' ? options.timeMs : Infinity;
       let n = 0;
-      move = (state, budgetMs) => pool.choose(state, Math.max(1, Math.min(budgetMs, cap)), `${seed}:${n++}`, 0);
+      move = (state, budgetMs) =>
+        pool.choose(state, Math.max(1, Math.min(budgetMs, cap)), `${seed}:${n++}`, 0);
     } else {
       if (!isDameBotName(player.bot)) throw new Error(`unknown Dame bot "${player.bot}"`);
       move = botPlayer(createDameBot(player.bot), seed);
     }
-    const client = new DameClient({ host: '127.0.0.1', port, gameId, seat: s.index, player: move, log: log.child({ seat: s.index, bot: player.bot }) });
+    const client = new DameClient({
+      host: '127.0.0.1',
+      port,
+      gameId,
+      seat: s.index,
+      player: move,
+      log: log.child({ seat: s.index, bot: player.bot }),
+    });
     s.client = client;
     void client.run().then((r) => {
-      if (r.outcome === 'error') failed(s, `our bot gave up before the game started: ${r.error ?? 'unknown'}`);
+      if (r.outcome === 'error')
+        failed(s, `our bot gave up before the game started: ${r.error ?? 'unknown'}`);
     });
   }
 
@@ -332,24 +358,42 @@ function noStartOutcome(seats: readonly SeatPlay[], connectMs: number): Tourname
   const results: TournamentSeatResult[] = seats.map((s) => {
     const lost = failed.includes(s);
     const note = s.failure ?? (s.seated ? undefined : `never connected within ${connectMs} ms`);
-    return { name: s.seat.name, outcome: lost ? 'loss' : 'win', points: 0, ...(lost ? { crashed: true } : {}), ...(lost && note ? { note } : {}) };
+    return {
+      name: s.seat.name,
+      outcome: lost ? 'loss' : 'win',
+      points: 0,
+      ...(lost ? { crashed: true } : {}),
+      ...(lost && note ? { note } : {}),
+    };
   });
   const reason = failed.map((s) => `${s.seat.name} ${s.failure ?? 'never connected'}`).join('; ');
   return { seats: results, reason: reason || 'a seat never joined', records: [] };
 }
 
-function overOutcome(seats: readonly SeatPlay[], winner: Seat | null, reason: string, records: string[]): TournamentMatchOutcome {
+function overOutcome(
+  seats: readonly SeatPlay[],
+  winner: Seat | null,
+  reason: string,
+  records: string[],
+): TournamentMatchOutcome {
   const loser = winner === null ? null : winner === 0 ? 1 : 0;
   const results: TournamentSeatResult[] = seats.map((s) => {
     const base = { name: s.seat.name, points: 0 };
     if (winner === null) return { ...base, outcome: 'draw' };
     if (s.index === winner) return { ...base, outcome: 'win' };
-    if (reason === 'timeout') return { ...base, outcome: 'loss', timedOut: true, note: 'no answer within the move time' };
+    if (reason === 'timeout')
+      return { ...base, outcome: 'loss', timedOut: true, note: 'no answer within the move time' };
     if (reason === 'disconnect') {
       const exit = s.program?.done ? ' (its program ended)' : '';
-      return { ...base, outcome: 'loss', crashed: true, note: `its connection closed during the game${exit}` };
+      return {
+        ...base,
+        outcome: 'loss',
+        crashed: true,
+        note: `its connection closed during the game${exit}`,
+      };
     }
-    if (reason.startsWith('invalid-move') || reason.startsWith('protocol-error')) return { ...base, outcome: 'loss', note: reason };
+    if (reason.startsWith('invalid-move') || reason.startsWith('protocol-error'))
+      return { ...base, outcome: 'loss', note: reason };
     return { ...base, outcome: 'loss' };
   });
   const text = loser === null ? reason : `${reason}: ${seats[loser]?.seat.name ?? '?'} loses`;

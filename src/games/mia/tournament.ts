@@ -1,13 +1,14 @@
 import type { SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
-import type {
-  ProgramRun,
-  TournamentArena,
-  TournamentMatchOutcome,
-  TournamentMatchRequest,
-  TournamentSeatResult,
-  TournamentSupport,
+import {
+  describeExit,
+  type ProgramRun,
+  type TournamentArena,
+  type TournamentMatchOutcome,
+  type TournamentMatchRequest,
+  type TournamentSeatResult,
+  type TournamentSupport,
 } from '../../core/tournament-match.js';
 import { createBot, isMiaStrategy, MIA_STRATEGIES } from './bots/index.js';
 import { MiaClient } from './client.js';
@@ -58,16 +59,15 @@ function checkBot(bot: string, options: Readonly<Record<string, unknown>>): stri
   if (!isMiaStrategy(bot)) problems.push(`unknown Mia bot "${bot}" (one of ${MIA_STRATEGIES.join(', ')})`);
   for (const [key, value] of Object.entries(options)) {
     if (key === 'seed') {
-      if (typeof value !== 'string' && typeof value !== 'number') problems.push('option seed must be a string or a number');
+      if (typeof value !== 'string' && typeof value !== 'number')
+        problems.push('option seed must be a string or a number');
     } else problems.push(`unknown option "${key}" for a Mia bot (Mia bots take only seed)`);
   }
   return problems;
 }
 
-const botSeed = (given: unknown, fallback: string): string | number => (typeof given === 'string' || typeof given === 'number' ? given : fallback);
-
-const exitText = (e: { code: number | null; signal: string | null; limit?: string; error?: string }): string =>
-  e.error !== undefined ? `could not start: ${e.error}` : e.limit !== undefined ? `was stopped by its ${e.limit} limit` : e.signal !== null ? `was killed by ${e.signal}` : `exited with code ${String(e.code)}`;
+const botSeed = (given: unknown, fallback: string): string | number =>
+  typeof given === 'string' || typeof given === 'number' ? given : fallback;
 
 interface SeatState {
   name: string;
@@ -118,12 +118,22 @@ class MiaTournamentArena implements TournamentArena {
     }
   }
 
-  private async playTable(request: TournamentMatchRequest, signal: AbortSignal): Promise<TournamentMatchOutcome> {
+  private async playTable(
+    request: TournamentMatchRequest,
+    signal: AbortSignal,
+  ): Promise<TournamentMatchOutcome> {
     const rounds = request.rounds ?? DEFAULT_ROUNDS;
     const connectTimeoutMs = request.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const log = this.log.child({ match: request.id });
     const wires = wireNames(request.seats.map((s) => s.name));
-    const seats: SeatState[] = request.seats.map((s, i) => ({ name: s.name, wire: wires[i] as string, registered: false, crashed: false, timeouts: 0, roundsPlayed: 0 }));
+    const seats: SeatState[] = request.seats.map((s, i) => ({
+      name: s.name,
+      wire: wires[i] as string,
+      registered: false,
+      crashed: false,
+      timeouts: 0,
+      roundsPlayed: 0,
+    }));
     const byWire = new Map(seats.map((s) => [s.wire, s]));
     const entrants = Object.fromEntries(seats.filter((s) => s.wire !== s.name).map((s) => [s.wire, s.name]));
     const table = { done: false };
@@ -166,7 +176,8 @@ class MiaTournamentArena implements TournamentArena {
         const seat = byWire.get(name);
         if (seat) seat.roundsPlayed++;
       }
-      if (TIMEOUT_REASONS.has(row.reason ?? '')) for (const name of row.losers) (byWire.get(name) ?? { timeouts: 0 }).timeouts++;
+      if (TIMEOUT_REASONS.has(row.reason ?? ''))
+        for (const name of row.losers) (byWire.get(name) ?? { timeouts: 0 }).timeouts++;
     });
     this.live.add(server);
     let reason = '';
@@ -181,7 +192,10 @@ class MiaTournamentArena implements TournamentArena {
             host: '127.0.0.1',
             port,
             name: state.wire,
-            bot: createBot(isMiaStrategy(seat.player.bot) ? seat.player.bot : 'random', botSeed(seat.player.options.seed, `${request.seed}:${seat.name}`)),
+            bot: createBot(
+              isMiaStrategy(seat.player.bot) ? seat.player.bot : 'random',
+              botSeed(seat.player.options.seed, `${request.seed}:${seat.name}`),
+            ),
             log: log.child({ bot: seat.name }),
           });
           state.client = client;
@@ -197,7 +211,13 @@ class MiaTournamentArena implements TournamentArena {
       });
       // Registration: every seat, or until the connect time is up (programs that exit give up at once).
       const deadline = Date.now() + connectTimeoutMs;
-      const registeredNow = () => new Set(server.snapshot().players.filter((p) => p.registered).map((p) => p.name));
+      const registeredNow = () =>
+        new Set(
+          server
+            .snapshot()
+            .players.filter((p) => p.registered)
+            .map((p) => p.name),
+        );
       for (;;) {
         const reg = registeredNow();
         for (const s of seats) if (reg.has(s.wire)) s.registered = true;
@@ -209,12 +229,18 @@ class MiaTournamentArena implements TournamentArena {
       for (const s of seats) {
         if (s.registered || s.crashed) continue;
         s.crashed = true;
-        s.note = s.run?.done === true ? `${exitText(await s.run.exited)} before registering` : `never registered within ${connectTimeoutMs / 1000} s`;
+        s.note =
+          s.run?.done === true
+            ? `${describeExit(await s.run.exited)} before registering`
+            : `never registered within ${connectTimeoutMs / 1000} s`;
       }
       const present = seats.filter((s) => s.registered);
       if (signal.aborted) reason = 'aborted';
       else if (present.length < 2) {
-        reason = present.length === 0 ? 'no seat registered' : `only ${present[0]?.name ?? ''} registered: no round can be played`;
+        reason =
+          present.length === 0
+            ? 'no seat registered'
+            : `only ${present[0]?.name ?? ''} registered: no round can be played`;
       } else {
         server.startRounds();
         // Programs that exit mid-table have crashed; the table plays on without them.
@@ -222,9 +248,12 @@ class MiaTournamentArena implements TournamentArena {
           void s.run?.exited.then((e) => {
             if (table.done || s.crashed) return;
             s.crashed = true;
-            s.note = `${exitText(e)} after ${s.roundsPlayed} of ${rounds} rounds`;
+            s.note = `${describeExit(e)} after ${s.roundsPlayed} of ${rounds} rounds`;
           });
-        await Promise.race([tableDone, new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))]);
+        await Promise.race([
+          tableDone,
+          new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
+        ]);
         reason = table.done ? `${rounds} rounds played` : 'aborted';
       }
     } catch (error) {
@@ -250,7 +279,9 @@ class MiaTournamentArena implements TournamentArena {
 
   /** Lets programs exit by themselves after the end (they were unregistered), then stops what is left. */
   private async finishSeats(seats: readonly SeatState[], done: boolean): Promise<void> {
-    await Promise.all(seats.map((s) => (s.client ? s.client.stop().catch(() => undefined) : Promise.resolve())));
+    await Promise.all(
+      seats.map((s) => (s.client ? s.client.stop().catch(() => undefined) : Promise.resolve())),
+    );
     const runs = seats.map((s) => s.run).filter((r): r is ProgramRun => r !== undefined);
     if (done && runs.some((r) => !r.done)) {
       await Promise.race([Promise.all(runs.map((r) => r.exited)), sleep(EXIT_GRACE_MS)]);

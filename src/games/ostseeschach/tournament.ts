@@ -3,15 +3,15 @@ import type { SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
 import { Rng } from '../../core/rng.js';
-import type {
-  MatchSeat,
-  ProgramExit,
-  ProgramRun,
-  TournamentArena,
-  TournamentMatchOutcome,
-  TournamentMatchRequest,
-  TournamentSeatResult,
-  TournamentSupport,
+import {
+  describeExit,
+  type MatchSeat,
+  type ProgramRun,
+  type TournamentArena,
+  type TournamentMatchOutcome,
+  type TournamentMatchRequest,
+  type TournamentSeatResult,
+  type TournamentSupport,
 } from '../../core/tournament-match.js';
 import { workerUrl } from '../../core/worker-url.js';
 import { BOT_NAMES, createBot, isBotName } from './bots/index.js';
@@ -62,11 +62,15 @@ function checkBot(bot: string, options: Readonly<Record<string, unknown>>): stri
   const problems: string[] = [];
   for (const [key, value] of Object.entries(options)) {
     if (key === 'seed') {
-      if (typeof value !== 'string' && typeof value !== 'number') problems.push('options.seed: must be a string or a number');
+      if (typeof value !== 'string' && typeof value !== 'number')
+        problems.push('options.seed: must be a string or a number');
     } else if (key === 'timeMs' && bot === 'engine') {
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 10 || value > 600_000)
         problems.push('options.timeMs: must be a whole number of ms from 10 to 600000');
-    } else problems.push(`options.${key}: unknown option for bot:${bot} (allowed: ${bot === 'engine' ? 'timeMs, seed' : 'seed'})`);
+    } else
+      problems.push(
+        `options.${key}: unknown option for bot:${bot} (allowed: ${bot === 'engine' ? 'timeMs, seed' : 'seed'})`,
+      );
   }
   return problems;
 }
@@ -123,15 +127,6 @@ interface SeatPlay {
 
 type End = { kind: 'closed'; row: OstseeschachResultRow } | { kind: 'aborted'; reason: string };
 
-const exitText = (exit: ProgramExit): string =>
-  exit.error !== undefined
-    ? `could not start: ${exit.error}`
-    : exit.limit !== undefined
-      ? `was stopped by its ${exit.limit} limit`
-      : exit.signal !== null
-        ? `was killed by ${exit.signal}`
-        : `exited with code ${String(exit.code)}`;
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 class OstseeschachArena implements TournamentArena {
@@ -153,7 +148,8 @@ class OstseeschachArena implements TournamentArena {
 
   async play(request: TournamentMatchRequest): Promise<TournamentMatchOutcome> {
     const [one, two] = request.seats;
-    if (request.seats.length !== 2 || !one || !two) throw new Error(`an Ostseeschach match has 2 seats, got ${request.seats.length}`);
+    if (request.seats.length !== 2 || !one || !two)
+      throw new Error(`an Ostseeschach match has 2 seats, got ${request.seats.length}`);
     const names = [one.name, two.name] as const;
     const aborted = (reason: string, records: string[] = []): TournamentMatchOutcome => ({
       seats: names.map((name) => ({ name, points: 0 })),
@@ -220,7 +216,8 @@ class OstseeschachArena implements TournamentArena {
 
     const unsubscribe = this.server.subscribe((event: SpectatorEvent) => {
       const data = event.data as { roomId?: string } | null;
-      if (data?.roomId === roomId && event.type === 'roomClosed') end({ kind: 'closed', row: event.data as OstseeschachResultRow });
+      if (data?.roomId === roomId && event.type === 'roomClosed')
+        end({ kind: 'closed', row: event.data as OstseeschachResultRow });
     });
     const onAbort = (): void => end({ kind: 'aborted', reason: 'aborted' });
     request.signal?.addEventListener('abort', onAbort, { once: true });
@@ -267,13 +264,18 @@ class OstseeschachArena implements TournamentArena {
   }
 
   /** Starts one seat: our bot over TCP (the engine in a worker thread), or the entrant's program. */
-  private async startSeat(s: SeatPlay, request: TournamentMatchRequest, log: Logger, failed: (s: SeatPlay, why: string) => void): Promise<void> {
+  private async startSeat(
+    s: SeatPlay,
+    request: TournamentMatchRequest,
+    log: Logger,
+    failed: (s: SeatPlay, why: string) => void,
+  ): Promise<void> {
     const port = this.server.port;
     const player = s.seat.player;
     if (player.kind === 'program') {
       const run = player.launch({ host: '127.0.0.1', port: String(port), reservation: s.reservation });
       s.program = run;
-      void run.exited.then((exit) => failed(s, `${exitText(exit)} before the game started`));
+      void run.exited.then((exit) => failed(s, `${describeExit(exit)} before the game started`));
       return;
     }
     const options = player.options;
@@ -282,7 +284,14 @@ class OstseeschachArena implements TournamentArena {
     if (player.bot === 'engine') {
       const worker = await this.workers.take();
       const budgetMs = typeof options.timeMs === 'number' ? Math.min(options.timeMs, budget) : budget;
-      const message: SeatPlayRequest = { type: 'play', host: '127.0.0.1', port, reservation: s.reservation, budgetMs, seed };
+      const message: SeatPlayRequest = {
+        type: 'play',
+        host: '127.0.0.1',
+        port,
+        reservation: s.reservation,
+        budgetMs,
+        seed,
+      };
       const done = new Promise<ClientOutcome | null>((resolve) => {
         const settle = (outcome: ClientOutcome | null): void => {
           worker.off('message', onMessage);
@@ -315,7 +324,8 @@ class OstseeschachArena implements TournamentArena {
       s.bot = { done, stop: () => client.stop() };
     }
     void s.bot.done.then((outcome) => {
-      if (outcome?.roomId == null) failed(s, `our bot could not join: ${outcome?.errors[0] ?? 'no connection'}`);
+      if (outcome?.roomId == null)
+        failed(s, `our bot could not join: ${outcome?.errors[0] ?? 'no connection'}`);
     });
   }
 
@@ -343,12 +353,25 @@ class OstseeschachArena implements TournamentArena {
 
 const LEFT_BY_RULES = /PROTOCOL_ERROR$/;
 
-function outcomeOf(seats: readonly SeatPlay[], row: OstseeschachResultRow, records: string[]): TournamentMatchOutcome {
+function outcomeOf(
+  seats: readonly SeatPlay[],
+  row: OstseeschachResultRow,
+  records: string[],
+): TournamentMatchOutcome {
   const [first, second] = row.scores;
   if (!first || !second) throw new Error('a result has two scores');
   const scores = [first, second] as const;
   const points = scores.map((s) => s.parts[0] ?? 0);
-  const winnerIndex = row.winner === 'ONE' ? 0 : row.winner === 'TWO' ? 1 : points[0]! > points[1]! ? 0 : points[1]! > points[0]! ? 1 : null;
+  const winnerIndex =
+    row.winner === 'ONE'
+      ? 0
+      : row.winner === 'TWO'
+        ? 1
+        : points[0]! > points[1]!
+          ? 0
+          : points[1]! > points[0]!
+            ? 1
+            : null;
   const results: TournamentSeatResult[] = seats.map((s) => {
     const score = scores[s.index];
     const base: TournamentSeatResult = { name: s.seat.name, points: points[s.index] ?? 0 };
@@ -361,7 +384,9 @@ function outcomeOf(seats: readonly SeatPlay[], row: OstseeschachResultRow, recor
         return { ...result, timedOut: true, note: score.reason };
       case 'LEFT':
         if (score.reason.endsWith('NOT_CONNECTED')) return { ...result, crashed: true, note: 'never joined' };
-        return LEFT_BY_RULES.test(score.reason) ? { ...result, note: score.reason } : { ...result, crashed: true, note: score.reason };
+        return LEFT_BY_RULES.test(score.reason)
+          ? { ...result, note: score.reason }
+          : { ...result, crashed: true, note: score.reason };
       case 'RULE_VIOLATION':
       case 'UNKNOWN':
         return { ...result, note: score.reason };
