@@ -136,8 +136,8 @@ function entrants(game: GameName, moveTimeMs: number): [string, BenchEntrant][] 
             strength: 3,
           },
         ],
-        ['builder', { yaml: 'bot: builder', strength: 2 }],
-        ['builder-b', { yaml: 'bot: builder', strength: 2 }],
+        ['weighted-b', { yaml: 'bot: weighted', strength: 3 }],
+        ['random-b', { yaml: 'bot: random', strength: 1 }],
         ['random', { yaml: 'bot: random', strength: 1 }],
         [
           'prog-random',
@@ -149,12 +149,12 @@ function entrants(game: GameName, moveTimeMs: number): [string, BenchEntrant][] 
       ];
     case 'mia':
       return [
-        ['adaptive', { yaml: 'bot: adaptive', strength: 4 }],
+        ['adaptive', { yaml: 'bot: adaptive', strength: 3 }],
         [
           'prog-adaptive',
           {
             yaml: `command: '${cli} bot mia --host {host} --port {port} --name {name} --strategy adaptive'`,
-            strength: 4,
+            strength: 3,
           },
         ],
         ['probabilistic', { yaml: 'bot: probabilistic', strength: 3 }],
@@ -200,7 +200,7 @@ const defaultMoveTime: Record<GameName, number> = {
 function formatFor(game: GameName): string {
   if (game === 'catan') return `format: seatings\ntableSize: 4\nrounds: ${rounds === '' ? 4 : rounds}`;
   if (game === 'mia')
-    return `format: tables\ntableSize: 4\nrounds: ${rounds === '' ? 6 : rounds}\ngamesPerTable: 30`;
+    return `format: tables\ntableSize: 4\nrounds: ${rounds === '' ? 12 : rounds}\ngamesPerTable: 50`;
   return `format: round-robin\ngamesPerPairing: ${gamesPerPairing}`;
 }
 
@@ -276,6 +276,19 @@ async function benchGame(game: GameName): Promise<Row> {
     }
     overheads.sort((a, b) => a - b);
     botOnly.sort((a, b) => a - b);
+    for (const m of matches) {
+      const result = m.result as {
+        seats?: { name: string; crashed?: boolean; timedOut?: boolean; note?: string }[];
+      } | null;
+      for (const seat of result?.seats ?? []) {
+        if (!seat.crashed && !seat.timedOut) continue;
+        const out = m.output.find((o) => o.name === seat.name);
+        const tail = out ? out.stderr.trim().split('\n').slice(-3).join(' | ') : '';
+        process.stderr.write(
+          `    ${m.id} ${seat.name}: ${seat.crashed ? 'crashed' : 'timed out'}: ${seat.note ?? ''}${tail ? ` — stderr: ${tail}` : ''}\n`,
+        );
+      }
+    }
     const standings = tournamentStandings(store, id);
     const strength = new Map(list.map(([name, e]) => [name, e.strength]));
     const rows = standings.rows;
