@@ -22,6 +22,7 @@ const benches: [game: string, file: string, args: string[]][] = [
   ['catan', 'catan-server.ts', ['--games', '200', '--think-ms', '500', '--seconds', '90']],
   ['catan', 'catan-strength.ts', ['--games', '1000', '--vs', 'search:weighted,search:random,weighted:random']],
   ['catan', 'catan-wire.ts', ['--games', '100', '--parallel', '4']],
+  ['tournament', 'tournament.ts', []],
 ];
 
 const only = process.argv.slice(2);
