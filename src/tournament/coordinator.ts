@@ -13,6 +13,7 @@ import { GAMES } from '../games/registry.js';
 import type { GameModule } from '../games/types.js';
 import type { TournamentSpec } from './file.js';
 import { matchPrograms, sandboxPrograms, type ProgramFactory } from './programs.js';
+import { killLeftoverGroups } from './sandbox.js';
 import { schedule, swissRound, type ScheduledMatch, type SwissGame } from './schedule.js';
 import { computeStandings, type MatchResult, type SeatResult, type Standings } from './standings.js';
 
@@ -242,7 +243,12 @@ export async function runTournament(
 
   const parallel = Math.max(1, Math.floor(options.parallel ?? spec.parallel));
   const entrants = new Map(spec.entrants.map((e) => [e.name, e]));
-  const factory = options.programs ?? sandboxPrograms;
+  // Programs a killed run left behind (their leaders died with it; what they started may not have).
+  const pidDir = join(options.workDir, 'tournaments', id, 'pids');
+  const leftovers = killLeftoverGroups(pidDir);
+  if (leftovers > 0)
+    log.warn({ processes: leftovers }, 'killed processes left behind by a run that was killed');
+  const factory = options.programs ?? sandboxPrograms(pidDir);
   const results = tournamentResults(store, id);
   const queue = store.listTournamentMatches(id, { status: 'pending' });
   const startedAt = now();

@@ -50,25 +50,30 @@ export function matchPrograms(factory: ProgramFactory): MatchPrograms {
   };
 }
 
-/** Programs in the sandbox (src/tournament/sandbox.ts): own process group and directory, limits, bounded output. */
-export const sandboxPrograms: ProgramFactory = (program) => {
-  const sandbox = createSandboxLauncher(program);
-  return {
-    launch: sandbox.launch,
-    outputs: () =>
-      sandbox.outputs().map((o) => ({
-        stdout: o.stdout,
-        stderr: o.stderr,
-        truncated: o.truncated,
-        exit:
-          o.exit === null
-            ? null
-            : {
-                code: o.exit.code,
-                signal: o.exit.signal,
-                ...(o.exit.limit === undefined ? {} : { limit: o.exit.limit }),
-                ...(o.exit.error === undefined ? {} : { error: o.exit.error }),
-              },
-      })),
+/**
+ * Programs in the sandbox (src/tournament/sandbox.ts): own process group and directory, limits,
+ * bounded output; running groups are noted in `pidDir` (see killLeftoverGroups).
+ */
+export const sandboxPrograms =
+  (pidDir?: string): ProgramFactory =>
+  (program) => {
+    const sandbox = createSandboxLauncher({ ...program, ...(pidDir === undefined ? {} : { pidDir }) });
+    return {
+      launch: sandbox.launch,
+      outputs: () =>
+        sandbox.outputs().map((o) => ({
+          stdout: o.stdout,
+          stderr: o.stderr,
+          truncated: o.truncated,
+          exit:
+            o.exit === null
+              ? null
+              : {
+                  code: o.exit.code,
+                  signal: o.exit.signal,
+                  ...(o.exit.limit === undefined ? {} : { limit: o.exit.limit }),
+                  ...(o.exit.error === undefined ? {} : { error: o.exit.error }),
+                },
+        })),
+    };
   };
-};

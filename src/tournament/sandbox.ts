@@ -7,7 +7,10 @@ import {
   openSync,
   readSync,
   readdirSync,
+  readFileSync,
+  rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
 import type { ProgramExit, ProgramLauncher, ProgramRun } from '../core/tournament-match.js';
@@ -35,6 +38,12 @@ export interface SandboxOptions {
   stopGraceMs?: number;
   /** How RLIMIT_CPU is set: `prlimit` (util-linux) or `sh -c 'ulimit -t …'`; default: prlimit when present. */
   cpuLimitVia?: 'prlimit' | 'ulimit';
+  /**
+   * A directory where each running program's process group is noted (one file per group, removed
+   * when the group is gone), so that a later run can kill what a killed runner left behind
+   * (killLeftoverGroups).
+   */
+  pidDir?: string;
 }
 
 export interface SandboxOutput {
@@ -64,6 +73,14 @@ export const POLL_MS = 200;
 const DRAIN_MS = 500;
 
 const PRLIMIT_CANDIDATES = ['/usr/bin/prlimit', '/bin/prlimit', '/usr/sbin/prlimit', '/sbin/prlimit'];
+const SETPRIV_CANDIDATES = ['/usr/bin/setpriv', '/bin/setpriv', '/usr/sbin/setpriv', '/sbin/setpriv'];
+let setprivPath: string | null | undefined;
+
+/** util-linux `setpriv`, which sets the parent-death signal before it execs the program. */
+function findSetpriv(): string | null {
+  if (setprivPath === undefined) setprivPath = SETPRIV_CANDIDATES.find((p) => isExecutableFile(p)) ?? null;
+  return setprivPath;
+}
 let prlimitPath: string | null | undefined;
 
 function findPrlimit(): string | null {
@@ -74,8 +91,8 @@ function findPrlimit(): string | null {
 }
 
 /** What this machine can enforce: RLIMIT_CPU through prlimit (else through `ulimit -t` in sh). */
-export function sandboxSupport(): { prlimit: boolean } {
-  return { prlimit: findPrlimit() !== null };
+export function sandboxSupport(): { prlimit: boolean; pdeathsig: boolean } {
+  return { prlimit: findPrlimit() !== null, pdeathsig: findSetpriv() !== null };
 }
 
 export function createSandboxLauncher(options: SandboxOptions): Sandbox {
@@ -264,17 +281,23 @@ class SandboxRun implements ProgramRun {
     const hard = soft + 1;
     const prlimit = options.cpuLimitVia === 'ulimit' ? null : findPrlimit();
     if (options.cpuLimitVia === 'prlimit' && prlimit === null) throw new Error('prlimit is not installed');
+    // The program dies with the runner (SIGKILL when its parent, this process, dies — even by
+    // kill -9): setpriv sets the parent-death signal and execs it, keeping the pid.
+    const setpriv = findSetpriv();
+    const program =
+      setpriv !== null
+        ? [setpriv, '--pdeathsig', 'KILL', '--', resolved.file, ...args]
+        : [resolved.file, ...args];
     const [file, wrapped] =
       prlimit !== null
-        ? [prlimit, [`--cpu=${soft}:${hard}`, '--core=0', '--', resolved.file, ...args]]
+        ? [prlimit, [`--cpu=${soft}:${hard}`, '--core=0', '--', ...program]]
         : [
             '/bin/sh',
             [
               '-c',
               `ulimit -S -t ${soft} && ulimit -H -t ${hard} && ulimit -c 0 && exec "$@"`,
               'sh',
-              resolved.file,
-              ...args,
+              ...program,
             ],
           ];
 
@@ -288,9 +311,24 @@ class SandboxRun implements ProgramRun {
     });
     child.on('exit', (code, signal) => this.leaderExited(code, signal));
     if (this.pid === undefined) return; // 'error' follows
+    if (options.pidDir !== undefined) this.noteGroup(options.pidDir, this.pid);
     // setTimeout takes at most 2³¹−1 ms (24.8 days).
     this.timers.push(setTimeout(() => this.limitKill('wall'), Math.min(wall * 1000, 2 ** 31 - 1)));
     watch(this.pid, (cpu, rss) => this.sample(cpu, rss));
+  }
+
+  private pidFile: string | null = null;
+
+  /** Notes the group with its leader's start time, so that a leftover can be told from pid reuse. */
+  private noteGroup(dir: string, pid: number): void {
+    try {
+      mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, String(pid));
+      writeFileSync(file, `${startTimeOf(String(pid)) ?? 0}\n`);
+      this.pidFile = file;
+    } catch {
+      // Only a safety net for a killed runner.
+    }
   }
 
   private sample(cpuSeconds: number, rssBytes: number): void {
@@ -352,6 +390,7 @@ class SandboxRun implements ProgramRun {
   private finish(exit: ProgramExit): void {
     if (this.done) return;
     this.done = true;
+    if (this.pidFile !== null) rmSync(this.pidFile, { force: true });
     this.leaderGone = true;
     for (const t of this.timers) clearTimeout(t);
     this.exit = exit;
@@ -455,4 +494,63 @@ function pollGroups(): void {
     const t = totals.get(pgid);
     if (t !== undefined) sampler(t.ticks / CLOCK_TICKS, t.rss);
   }
+}
+
+/** Field 22 of /proc/<pid>/stat: when the process started (clock ticks since boot). */
+function startTimeOf(pid: string): number | null {
+  const stat = readProcStat(pid);
+  if (stat === null) return null;
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+}
+
+/**
+ * Kills what a runner that was itself killed (kill -9, a crash) left of its programs: every
+ * process of a group noted in `pidDir` that started no earlier than the group's leader. (A group
+ * id is the leader's pid; while any member lives it cannot be reused, and a process that started
+ * before our leader cannot be in its group.) The leaders themselves died with the runner (parent-
+ * death signal); this catches what they had started. Returns how many processes it killed.
+ */
+export function killLeftoverGroups(pidDir: string): number {
+  let files: string[];
+  try {
+    files = readdirSync(pidDir);
+  } catch {
+    return 0;
+  }
+  const groups = new Map<number, number>();
+  for (const name of files) {
+    const pgid = Number(name);
+    if (!Number.isInteger(pgid) || pgid <= 1) continue;
+    let started = 0;
+    try {
+      started = Number(readFileSync(path.join(pidDir, name), 'utf8').trim()) || 0;
+    } catch {
+      // unreadable: treat as no start time known
+    }
+    groups.set(pgid, started);
+  }
+  let killed = 0;
+  let names: string[] = [];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    // no procfs: the group kill below is all we can do
+  }
+  for (const name of names) {
+    const c = name.charCodeAt(0);
+    if (c < 48 || c > 57 || Number(name) === process.pid) continue;
+    const stat = readProcStat(name);
+    if (stat === null) continue;
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const started = groups.get(Number(f[2]));
+    if (started === undefined || Number(f[19]) < started) continue;
+    try {
+      process.kill(Number(name), 'SIGKILL');
+      killed++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  for (const name of files) rmSync(path.join(pidDir, name), { force: true });
+  return killed;
 }

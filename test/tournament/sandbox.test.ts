@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   BoundedOutput,
   createSandboxLauncher,
+  killLeftoverGroups,
   sandboxSupport,
   type Sandbox,
   type SandboxOptions,
@@ -57,7 +58,10 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
 
 describe('sandbox', () => {
   it('reports what this machine enforces', () => {
-    expect(sandboxSupport()).toEqual({ prlimit: existsSync('/usr/bin/prlimit') });
+    expect(sandboxSupport()).toEqual({
+      prlimit: existsSync('/usr/bin/prlimit'),
+      pdeathsig: existsSync('/usr/bin/setpriv'),
+    });
   });
 
   it('fills placeholders as whole words, runs in cwd with a clean environment', async () => {
@@ -193,6 +197,39 @@ describe('sandbox', () => {
     await until(() => !running(grandchild), 1000);
     expect(await run.stop()).toBe(exit);
   });
+
+  it('leaves nothing running when the runner itself is killed with -9', async () => {
+    // A runner process (as `tournament run` is) starts a program that forks a grandchild; then
+    // the runner is killed. The leader dies with it (parent-death signal); the grandchild is
+    // found through the noted group by the next run's killLeftoverGroups.
+    const pidDir = path.join(root, 'pids');
+    const runner = path.join(root, 'runner.ts');
+    const sandboxModule = path.resolve(import.meta.dirname, '../../src/tournament/sandbox.ts');
+    writeFileSync(
+      runner,
+      [
+        `import { createSandboxLauncher } from ${JSON.stringify(sandboxModule)};`,
+        `const s = createSandboxLauncher({ command: ${JSON.stringify(`sh -c 'sleep 1000 & echo $!; sleep 1000'`)}, cwd: ${JSON.stringify(path.join(root, 'runner-cwd'))}, limits: {}, pidDir: ${JSON.stringify(pidDir)} });`,
+        `const run = s.launch({});`,
+        `const t = setInterval(() => { const out = s.outputs()[0]!.stdout; if (out.includes('\\n')) { process.stdout.write(run.pid + ' ' + out); clearInterval(t); } }, 20);`,
+        `setInterval(() => undefined, 1000);`,
+      ].join('\n'),
+    );
+    const { spawn } = await import('node:child_process');
+    const child = spawn(NODE, ['--import', 'tsx', runner], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    await until(() => out.trim().split(/\s+/).length === 2, 20_000);
+    const [leader, grandchild] = out.trim().split(/\s+/).map(Number) as [number, number];
+    expect(running(leader) && running(grandchild)).toBe(true);
+    child.kill('SIGKILL');
+    if (sandboxSupport().pdeathsig) await until(() => !running(leader), 2000);
+    expect(running(grandchild)).toBe(true);
+    expect(killLeftoverGroups(pidDir)).toBeGreaterThanOrEqual(1);
+    await until(() => !running(grandchild) && !running(leader), 2000);
+    // The notes are gone, and a second sweep finds nothing.
+    expect(killLeftoverGroups(pidDir)).toBe(0);
+  }, 30_000);
 
   it('kills what a leader leaves behind when it exits', async () => {
     const s = sandbox(`sh -c 'sleep 1000 & echo $!; exit 3'`);
