@@ -11,6 +11,7 @@ import { parseAge } from './core/retention.js';
 import { findGame, GAMES } from './games/registry.js';
 import { serve, StartError } from './serve.js';
 import { registerTournamentCommands } from './tournament/cli.js';
+import { registerCheckClientCommand } from './conformance/cli.js';
 
 /** `spielhalle <command>`. Exit codes: 0 ok, 1 failure, 2 usage error. */
 
@@ -231,6 +232,7 @@ export function buildProgram(): Command {
     });
 
   registerTournamentCommands(program);
+  registerCheckClientCommand(program);
   return program;
 }
 

@@ -6,6 +6,7 @@ import type { MatchDetail, MatchRecord, RecordStore } from '../core/records.js';
 import type { Stoppable } from '../core/lifecycle.js';
 import type { Settings } from '../config.js';
 import type { TournamentSupport } from '../core/tournament-match.js';
+import type { GameConformance } from '../core/conformance.js';
 
 /**
  * What a game folder offers the rest of the program. Adding a game is adding a folder with an
@@ -52,4 +53,6 @@ export interface GameModule {
   summarize?(match: MatchRecord): { result: string; moves: number | null };
   /** How a tournament plays one of its matches through this game's server (src/tournament). */
   tournament?: TournamentSupport;
+  /** The scenarios of `spielhalle check-client <game>` (src/conformance, docs/check-client.md). */
+  conformance?: GameConformance;
 }

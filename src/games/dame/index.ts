@@ -3,6 +3,7 @@ import type { Stoppable } from '../../core/lifecycle.js';
 import type { GameCommands, GameModule, ServeContext } from '../types.js';
 import { createDameBot } from './bots/index.js';
 import { DameClient } from './client.js';
+import { dameConformance } from './conformance/index.js';
 import { registerDameBotCommand } from './commands.js';
 import { startHouseTables } from './house.js';
 import { registerDameNewCommand } from './new-command.js';
@@ -67,4 +68,5 @@ export const dame: GameModule = {
   },
   verify: verifyDameMatch,
   tournament: dameTournament,
+  conformance: dameConformance,
 };

@@ -1,0 +1,235 @@
+import type { Socket } from 'node:net';
+import { ConformanceFailure, type Judgement, type ScriptedWire, type WireEntry } from '../core/conformance.js';
+import { LineFramer } from '../core/framing.js';
+import type { ClientProcess } from './launch.js';
+
+/** The wire log of one scenario: times relative to its start. */
+export class WireLog {
+  readonly entries: WireEntry[] = [];
+  constructor(readonly startedAt: number = Date.now()) {}
+  now(): number {
+    return Date.now() - this.startedAt;
+  }
+  add(dir: WireEntry['dir'], text: string): void {
+    this.entries.push({ atMs: this.now(), dir, text });
+  }
+}
+
+type Item =
+  | { kind: 'line'; raw: string; line: string; sends: number }
+  | { kind: 'overlong'; bytes: number; sends: number };
+
+/** Shows control characters of a raw line, so that `\r` or NULs are visible in the report. */
+export function visible(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+/**
+ * The scripted server's end of the client's connection: lines in (framed, normalized, queued with
+ * how many sends were complete when they arrived), writes out, and the judgements of
+ * core/conformance.ts's ScriptedWire.
+ */
+export class ScriptedConnection implements ScriptedWire {
+  private readonly queue: Item[] = [];
+  private waiter: (() => void) | null = null;
+  private sends = 0;
+  private ended = false;
+  private readonly framer: LineFramer;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly log: WireLog,
+    private readonly client: ClientProcess,
+    private readonly options: { scale: number; maxLineBytes: number; normalize?: ((line: string) => string | null) | undefined },
+  ) {
+    this.framer = new LineFramer(options.maxLineBytes);
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => {
+      for (const item of this.framer.push(chunk)) {
+        if (item.kind === 'overlong') {
+          this.log.add('received', `[a line of ${item.bytes} bytes, longer than ${options.maxLineBytes}]`);
+          this.queue.push({ kind: 'overlong', bytes: item.bytes, sends: this.sends });
+        } else {
+          this.log.add('received', visible(item.line));
+          const line = options.normalize ? options.normalize(item.line) : item.line;
+          if (line !== null) this.queue.push({ kind: 'line', raw: item.line, line, sends: this.sends });
+        }
+      }
+      this.wake();
+    });
+    socket.on('end', () => {
+      this.log.add('note', 'the client closed its side of the connection (FIN)');
+      this.ended = true;
+      this.wake();
+    });
+    socket.on('close', () => {
+      this.ended = true;
+      this.wake();
+    });
+    socket.on('error', (e) => {
+      this.log.add('note', `connection error: ${e.message}`);
+    });
+  }
+
+  private wake(): void {
+    const w = this.waiter;
+    this.waiter = null;
+    w?.();
+  }
+
+  /** Waits until something changes (a line, the end) or `ms` pass; false on timeout. */
+  private waitChange(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiter = null;
+        resolve(false);
+      }, ms);
+      this.waiter = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+    });
+  }
+
+  scaled(ms: number): number {
+    return Math.round(ms * this.options.scale);
+  }
+
+  now(): number {
+    return this.log.now();
+  }
+
+  note(text: string): void {
+    this.log.add('note', text);
+  }
+
+  fail(message: string, judgement: Partial<Judgement> = {}): never {
+    throw new ConformanceFailure(message, judgement);
+  }
+
+  private write(data: string | Buffer): Promise<void> {
+    if (this.socket.destroyed || !this.socket.writable) return Promise.resolve();
+    return new Promise((resolve) => this.socket.write(data, () => resolve()));
+  }
+
+  async send(lines: readonly string[], options: { splitAt?: readonly number[]; gapMs?: number } = {}): Promise<void> {
+    const data = lines.map((l) => `${l}\n`).join('');
+    const cuts = [...(options.splitAt ?? [])].filter((n) => n > 0 && n < Buffer.byteLength(data)).sort((a, b) => a - b);
+    for (const l of lines) this.log.add('sent', visible(l));
+    if (cuts.length === 0) {
+      await this.write(data);
+    } else {
+      this.log.add('note', `(the ${lines.length} line(s) above in ${cuts.length + 1} writes, cut at bytes ${cuts.join(', ')})`);
+      const bytes = Buffer.from(data);
+      let start = 0;
+      for (const cut of [...cuts, bytes.length]) {
+        await this.write(bytes.subarray(start, cut));
+        start = cut;
+        if (cut < bytes.length) await this.delay(options.gapMs ?? 15);
+      }
+    }
+    this.sends++;
+  }
+
+  async sendRaw(text: string): Promise<void> {
+    for (const l of text.split('\n').slice(0, -1)) this.log.add('sent', visible(l));
+    await this.write(text);
+    this.sends++;
+  }
+
+  private async take(withinMs: number): Promise<Item | 'timeout' | 'ended'> {
+    const deadline = Date.now() + this.scaled(withinMs);
+    for (;;) {
+      const item = this.queue.shift();
+      if (item) return item;
+      if (this.ended) return 'ended';
+      const left = deadline - Date.now();
+      if (left <= 0 || !(await this.waitChange(left))) {
+        const late = this.queue.shift();
+        return late ?? 'timeout';
+      }
+    }
+  }
+
+  takeCrossed(): string[] {
+    const crossed: string[] = [];
+    while (this.queue[0] !== undefined && this.queue[0].sends < this.sends) {
+      const item = this.queue.shift()!;
+      if (item.kind === 'line') crossed.push(item.line);
+    }
+    if (crossed.length > 0) this.log.add('note', `(${crossed.length} line(s) crossed the server's last message on the wire: not judged)`);
+    return crossed;
+  }
+
+  async next(withinMs: number): Promise<string | null> {
+    const item = await this.take(withinMs);
+    if (item === 'timeout' || item === 'ended') return null;
+    if (item.kind === 'overlong') this.fail(`sent a line of ${item.bytes} bytes; the server reads at most ${this.options.maxLineBytes}`);
+    return item.line;
+  }
+
+  async expect(pattern: RegExp, withinMs: number, what: string, judgement: Partial<Judgement> = {}): Promise<string> {
+    const sendsNow = this.sends;
+    const item = await this.take(withinMs);
+    if (item === 'timeout') this.fail(`expected ${what} within ${this.scaled(withinMs)} ms, but nothing came`, judgement);
+    if (item === 'ended') this.fail(`expected ${what}, but the client closed the connection${this.exitText()}`, judgement);
+    if (item.kind === 'overlong') this.fail(`expected ${what}, but got a line of ${item.bytes} bytes (the server reads at most ${this.options.maxLineBytes})`, judgement);
+    if (!pattern.test(item.line)) this.fail(`expected ${what}, got "${visible(item.raw)}"`, judgement);
+    if (item.sends < sendsNow)
+      this.fail(`sent "${visible(item.raw)}" before the server had finished its last message: a client line answers only what the server has sent completely`, judgement);
+    return item.line;
+  }
+
+  async expectSilence(ms: number, what: string, judgement: Partial<Judgement> = {}): Promise<void> {
+    const item = await this.take(ms);
+    if (item === 'timeout' || item === 'ended') return;
+    const text = item.kind === 'line' ? `"${visible(item.raw)}"` : `a line of ${item.bytes} bytes`;
+    this.fail(`sent ${text} ${what}`, judgement);
+  }
+
+  delay(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
+
+  async halfClose(): Promise<void> {
+    this.log.add('note', 'the server closed the connection (FIN)');
+    if (!this.socket.destroyed) await new Promise<void>((resolve) => this.socket.end(() => resolve()));
+  }
+
+  close(): void {
+    this.log.add('note', 'the server closed the connection');
+    this.socket.destroy();
+  }
+
+  async expectClose(withinMs: number, what: string, judgement: Partial<Judgement> = {}): Promise<void> {
+    const item = await this.take(withinMs);
+    if (item === 'ended') return;
+    if (item === 'timeout') this.fail(`did not close the connection within ${this.scaled(withinMs)} ms ${what}`, judgement);
+    const text = item.kind === 'line' ? `"${visible(item.raw)}"` : `a line of ${item.bytes} bytes`;
+    this.fail(`sent ${text} ${what}`, judgement);
+  }
+
+  async expectExit(withinMs: number, what: string, options: { code?: number; judgement?: Partial<Judgement> } = {}): Promise<void> {
+    const judgement = options.judgement ?? {};
+    const ms = this.scaled(withinMs);
+    let timer: NodeJS.Timeout | undefined;
+    const exit = await Promise.race([
+      this.client.exited,
+      new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms))),
+    ]);
+    clearTimeout(timer);
+    if (exit === null) this.fail(`did not exit within ${ms} ms ${what}`, judgement);
+    this.log.add('note', `the client exited (${exit.signal !== null ? `signal ${exit.signal}` : `code ${String(exit.code)}`})`);
+    if (exit.signal !== null) this.fail(`was killed by ${exit.signal} ${what}`, judgement);
+    if (options.code !== undefined && exit.code !== options.code) this.fail(`exited with code ${String(exit.code)} ${what}; expected ${options.code}`, judgement);
+    const rest = this.queue.find((i): i is Extract<Item, { kind: 'line' }> => i.kind === 'line');
+    if (rest) this.fail(`sent "${visible(rest.raw)}" ${what}`, judgement);
+  }
+
+  private exitText(): string {
+    const e = this.client.exit();
+    if (e === null) return '';
+    return e.signal !== null ? ` (its process was killed by ${e.signal})` : ` (its process exited with code ${String(e.code)})`;
+  }
+}

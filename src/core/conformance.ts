@@ -1,0 +1,113 @@
+/**
+ * The conformance kit's interface between a game and the runner (`spielhalle check-client`,
+ * src/conformance): a game describes its scenarios as data, the runner plays them over real TCP
+ * against the client under test and judges what it sends. Games import only this file, never
+ * src/conformance.
+ */
+
+/** What the kit tells a student when a scenario fails: the rule, where it is written, what to do. */
+export interface Judgement {
+  /** The rule in one sentence, e.g. "Answer every + WAIT with OKWAIT within 3000 ms". */
+  rule: string;
+  /** The spec, seed or docs section, e.g. "spec §2.3; docs/dame.md decision 8". */
+  section: string;
+  /** One sentence that points at the typical cause. */
+  hint: string;
+}
+
+/** One line on the wire (or an event on it), with its time relative to the scenario's start. */
+export interface WireEntry {
+  atMs: number;
+  /** `sent`: by the scripted server; `received`: from the client; `note`: a connection or process event. */
+  dir: 'sent' | 'received' | 'note';
+  text: string;
+}
+
+/**
+ * The scripted server's side of one connection, as scripts use it. Every `withinMs` is nominal:
+ * the runner multiplies it by `--timeout-scale`. A judgement fails by throwing ConformanceFailure
+ * (the methods below do so themselves).
+ */
+export interface ScriptedWire {
+  /** One write of these lines (each ends in `\n`); `splitAt` cuts the bytes into several writes `gapMs` apart. */
+  send(lines: readonly string[], options?: { splitAt?: readonly number[]; gapMs?: number }): Promise<void>;
+  /** Raw bytes in one write (for tests of the framing). */
+  sendRaw(text: string): Promise<void>;
+  /**
+   * The client's next line; fails when none comes within `withinMs`, when the connection ends
+   * first, when the line does not match, or when it was sent before the last `send` was complete
+   * (an answer to something the server had not asked yet).
+   */
+  expect(pattern: RegExp, withinMs: number, what: string, judgement?: Partial<Judgement>): Promise<string>;
+  /** The client's next line within `withinMs`, or null when none came (no judgement). */
+  next(withinMs: number): Promise<string | null>;
+  /** Fails when the client sends any line within `ms`. */
+  expectSilence(ms: number, what: string, judgement?: Partial<Judgement>): Promise<void>;
+  delay(ms: number): Promise<void>;
+  /** Sends FIN (the client reads end-of-file) but keeps reading what the client still sends. */
+  halfClose(): Promise<void>;
+  /** Closes the connection at once. */
+  close(): void;
+  /** Fails unless the client closes its side within `withinMs`; any line before that fails too. */
+  expectClose(withinMs: number, what: string, judgement?: Partial<Judgement>): Promise<void>;
+  /** Fails unless the client's process exits within `withinMs` (with `code`, or any code when omitted; a signal fails). */
+  expectExit(withinMs: number, what: string, options?: { code?: number; judgement?: Partial<Judgement> }): Promise<void>;
+  /**
+   * Takes the lines that arrived before the last `send` was complete: they crossed it on the wire
+   * (e.g. a PLAY written while the server wrote GAMEOVER), so no rule can blame them.
+   */
+  takeCrossed(): string[];
+  /** Ends the scenario as failed. */
+  fail(message: string, judgement?: Partial<Judgement>): never;
+  /** A note in the wire log (what the script decided, e.g. the opponent's move). */
+  note(text: string): void;
+  /** Milliseconds since the scenario started. */
+  now(): number;
+  /** The nominal time scaled by --timeout-scale (for deadlines a script computes itself). */
+  scaled(ms: number): number;
+}
+
+/** A step of a scenario's script: data the runner interprets, or a function for game logic. */
+export type ConformanceStep =
+  | { kind: 'send'; lines: readonly string[]; splitAt?: readonly number[]; gapMs?: number }
+  | { kind: 'expect'; pattern: RegExp; withinMs: number; what: string; judgement?: Partial<Judgement> }
+  | { kind: 'expectSilence'; ms: number; what: string; judgement?: Partial<Judgement> }
+  | { kind: 'delay'; ms: number }
+  | { kind: 'halfClose' }
+  | { kind: 'close' }
+  | { kind: 'expectClose'; withinMs: number; what: string; judgement?: Partial<Judgement> }
+  | { kind: 'expectExit'; withinMs: number; what: string; code?: number; judgement?: Partial<Judgement> }
+  /** Game logic over the wire (e.g. a whole game under the real rules). */
+  | { kind: 'script'; title: string; run: (wire: ScriptedWire) => Promise<void> };
+
+export interface ConformanceScenario extends Judgement {
+  /** Stable, kebab-case; `--scenario <id>` selects it. */
+  id: string;
+  title: string;
+  /** Placeholder values this scenario needs on top of the runner's (`host`, `port`), e.g. `player`. */
+  placeholders: Readonly<Record<string, string>>;
+  /** Built fresh for each run (scripts keep their game state in the closure). */
+  steps: () => readonly ConformanceStep[];
+}
+
+/** What a game offers the kit (GameModule.conformance). */
+export interface GameConformance {
+  /** The placeholders its client commands use, for the usage text. */
+  placeholders: readonly string[];
+  /** A client line longer than this is a protocol violation of its own (the runner reports it). */
+  maxLineBytes: number;
+  /** The line as the server reads it (e.g. `\r`, NULs and trailing blanks removed); null: ignored. */
+  normalize?: (line: string) => string | null;
+  scenarios: readonly ConformanceScenario[];
+}
+
+/** Thrown by the runner's wire (or by a script) when the client broke a rule. */
+export class ConformanceFailure extends Error {
+  override readonly name = 'ConformanceFailure';
+  constructor(
+    message: string,
+    readonly judgement: Partial<Judgement> = {},
+  ) {
+    super(message);
+  }
+}
