@@ -131,6 +131,22 @@ export function computeStandings(results: readonly MatchResult[], options: Stand
       if (seat.timedOut === true) row.timeouts++;
     }
     if (m.seats.length < 2) continue; // a bye: points only
+    if (m.seats.length === 2 && m.seats.every((seat) => seat.outcome === 'loss')) {
+      // Both forfeited (neither connected, say): a loss for each, and nothing about who is stronger.
+      const [a, b] = m.seats as [SeatResult, SeatResult];
+      for (const [me, them] of [
+        [a, b],
+        [b, a],
+      ] as const) {
+        const row = rows.get(me.name) as StandingsRow;
+        row.games++;
+        row.losses++;
+        row.placings[1] = (row.placings[1] ?? 0) + 1;
+        if (me.name !== them.name)
+          ((h2h[me.name] as Record<string, WinDrawLoss>)[them.name] as WinDrawLoss).losses++;
+      }
+      continue;
+    }
     const places = m.seats.map(placingOf);
     m.seats.forEach((seat, i) => {
       const row = rows.get(seat.name) as StandingsRow;

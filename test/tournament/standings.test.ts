@@ -263,3 +263,33 @@ describe('exports', () => {
     expect(json.matches).toHaveLength(1);
   });
 });
+
+describe('a double forfeit', () => {
+  it('is a loss for both, and tells the ratings nothing', () => {
+    const games = [
+      duel('1', 'a', 'b', 'win'),
+      duel('2', 'b', 'a', 'loss'),
+      duel('3', 'a', 'c', 'win'),
+      duel('4', 'b', 'c', 'draw'),
+    ];
+    const forfeit: MatchResult = {
+      id: '5',
+      seats: [
+        { name: 'b', outcome: 'loss', points: 0, crashed: true },
+        { name: 'c', outcome: 'loss', points: 0, crashed: true },
+      ],
+    };
+    const without = computeStandings(games);
+    const withIt = computeStandings([...games, forfeit]);
+    const row = (s: typeof without, name: string) => s.rows.find((r) => r.name === name)!;
+    for (const name of ['b', 'c']) {
+      expect(row(withIt, name).losses).toBe(row(without, name).losses + 1);
+      expect(row(withIt, name).draws).toBe(row(without, name).draws);
+      expect(row(withIt, name).crashes).toBe(1);
+      expect(row(withIt, name).rating).toBeCloseTo(row(without, name).rating, 9);
+      expect(row(withIt, name).elo).toBeCloseTo(row(without, name).elo!, 9);
+    }
+    expect(withIt.headToHead.b!.c).toEqual({ wins: 0, draws: 1, losses: 1 });
+    expect(withIt.headToHead.c!.b).toEqual({ wins: 0, draws: 1, losses: 1 });
+  });
+});
