@@ -41,7 +41,7 @@ export function EntrantDetail({ id, name }: { id: string; name: string }) {
         <span className="muted">
           {entrant.kind === 'bot'
             ? `bot:${entrant.bot} ${JSON.stringify(entrant.options)}`
-            : t('tournaments.program')}
+            : t('tournaments.externalProgram')}
         </span>
       </header>
       <p>
