@@ -54,7 +54,8 @@ export function formatFailure(r: ScenarioResult): string {
     out.push('  wire (S: scripted server, C: your client, time since the start):');
     for (const e of r.excerpt) out.push(`    ${formatEntry(e)}`);
   }
-  if (r.exit) out.push(`  exit: ${r.exit.signal !== null ? `killed by ${r.exit.signal}` : `code ${String(r.exit.code)}`}`);
+  if (r.stopped) out.push('  exit: still running at the end of the scenario (stopped by check-client)');
+  else if (r.exit) out.push(`  exit: ${r.exit.signal !== null ? `killed by ${r.exit.signal}` : `code ${String(r.exit.code)}`}`);
   if (r.stderr.trim() !== '') out.push('  stderr:', indent(lastLines(r.stderr, 12), '    | '));
   if (r.stdout.trim() !== '') out.push('  stdout:', indent(lastLines(r.stdout, 6), '    | '));
   return out.join('\n');
@@ -99,6 +100,7 @@ export function formatJson(game: string, results: readonly ScenarioResult[]): st
           excerpt: r.excerpt,
           wire: r.wire,
           exit: r.exit,
+          stoppedByKit: r.stopped,
           stdout: r.stdout,
           stderr: r.stderr,
         })),

@@ -35,6 +35,8 @@ export interface ScenarioResult {
   stdout: string;
   stderr: string;
   exit: ClientExit | null;
+  /** The client was still running at the end of the scenario and was stopped by the kit. */
+  stopped: boolean;
 }
 
 export interface RunOptions {
@@ -107,6 +109,7 @@ export async function runScenario(game: string, conformance: GameConformance, sc
   let message: string | null = null;
   let judgement: Judgement | null = null;
   let failedAt = 0;
+  let stopped = false;
   const connected = new Promise<Socket>((resolve) => {
     server.on('connection', (s) => {
       if (socket === null) {
@@ -156,6 +159,7 @@ export async function runScenario(game: string, conformance: GameConformance, sc
   } finally {
     const s = socket as Socket | null;
     s?.destroy();
+    stopped = client !== null && client.exit() === null;
     await client?.stop();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
@@ -172,6 +176,7 @@ export async function runScenario(game: string, conformance: GameConformance, sc
     stdout: client?.stdout() ?? '',
     stderr: client?.stderr() ?? '',
     exit: client?.exit() ?? null,
+    stopped,
   };
 }
 

@@ -172,7 +172,7 @@ export class ScriptedConnection implements ScriptedWire {
   async expect(pattern: RegExp, withinMs: number, what: string, judgement: Partial<Judgement> = {}): Promise<string> {
     const sendsNow = this.sends;
     const item = await this.take(withinMs);
-    if (item === 'timeout') this.fail(`expected ${what} within ${this.scaled(withinMs)} ms, but nothing came`, judgement);
+    if (item === 'timeout') this.fail(`expected ${what}, but nothing came (waited ${this.scaled(withinMs)} ms)`, judgement);
     if (item === 'ended') this.fail(`expected ${what}, but the client closed the connection${this.exitText()}`, judgement);
     if (item.kind === 'overlong') this.fail(`expected ${what}, but got a line of ${item.bytes} bytes (the server reads at most ${this.options.maxLineBytes})`, judgement);
     if (!pattern.test(item.line)) this.fail(`expected ${what}, got "${visible(item.raw)}"`, judgement);

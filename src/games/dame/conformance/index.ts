@@ -25,6 +25,12 @@ function position(pieces: string, toMove: 'white' | 'black' = 'white'): () => Da
 /** A short game: the client's first moves, then the opponent loses on time. */
 const short = (mode: DameSession['mode'], seat: Seat = 0): DameSession => ({ mode, seat, clientMoves: 2 });
 
+/**
+ * The prolog of every scenario that is not about the prolog: auto mode with the MOTD after 100 ms
+ * of silence, as our tournament server does, so that v2 and v3 clients pass it alike and quickly.
+ */
+const AUTO = { mode: 'auto', motdAfterMs: 100 } as const;
+
 /** `+ <name>` of exactly `bytes` bytes (the longest client line the server reads is 1024 bytes). */
 const filler = (prefix: string, suffix: string, bytes: number): string => {
   const n = bytes - prefix.length - suffix.length;
@@ -60,14 +66,14 @@ const ERROR_POINTS: readonly { slug: string; fault: ProtocolFault; at: CutPoint;
 export const DAME_SCENARIOS: readonly DameScenario[] = [
   {
     id: 'full-game',
-    title: 'a whole game from the start position to its end, as White (auto-mode prolog)',
-    session: { mode: 'auto', seat: 0 },
+    title: 'a whole game from the start position to its end, as White',
+    session: { ...AUTO, seat: 0 },
     ...J.end,
   },
   {
     id: 'full-game-black',
     title: 'a whole game as Black: WAIT loops before the opponent’s moves',
-    session: { mode: 'auto', seat: 1, waits: (n) => (n === 0 ? 2 : n % 3) },
+    session: { ...AUTO, seat: 1, waits: (n) => [2, 1, 3][n] ?? 0 },
     ...J.end,
   },
   {
@@ -96,15 +102,15 @@ export const DAME_SCENARIOS: readonly DameScenario[] = [
   {
     id: 'split-reads',
     title: 'every group cut into three TCP writes (inside lines, before the last newline)',
-    session: { ...short('v3'), writes: 'split' },
+    session: { ...short('auto'), ...AUTO, writes: 'split' },
     rule: 'TCP is a byte stream: a line may arrive in pieces',
     section: 'spec §2.1, §2.6',
     hint: 'Keep the bytes after the last newline of a read and complete the line with the next read.',
   },
   {
     id: 'coalesced-reads',
-    title: 'groups that follow each other sent in one write (MOTD with the greeting, MOVE with ENDPLAYERS and MOVEOK)',
-    session: { mode: 'v3', seat: 0, clientMoves: 3, writes: 'coalesced' },
+    title: 'groups that follow each other sent in one write (MOVE with ENDPLAYERS and with MOVEOK, GAMEOVER with MOVEOK)',
+    session: { ...AUTO, seat: 0, clientMoves: 3, writes: 'coalesced' },
     rule: 'TCP is a byte stream: one read may hold several lines and several groups',
     section: 'spec §2.1, §2.6',
     hint: 'Split every read into lines and handle each; keep the lines after the one you waited for.',
@@ -112,23 +118,23 @@ export const DAME_SCENARIOS: readonly DameScenario[] = [
   {
     id: 'long-lines',
     title: 'a game name and player names that make 1024-byte lines',
-    session: { ...short('v3'), gameName: LONG_GAME_NAME, names: [LONG_WHITE, LONG_BLACK] },
+    session: { ...short('auto'), ...AUTO, gameName: LONG_GAME_NAME, names: [LONG_WHITE, LONG_BLACK] },
     rule: 'A server line can be as long as the 1024 bytes a line may have',
     section: 'spec §2.1, §2.2 (names may contain spaces)',
     hint: 'Do not read lines into a fixed 1024-byte buffer: a 1024-byte line needs 1025 bytes with its newline.',
   },
   {
     id: 'slow-server',
-    title: 'a slow server: each line written alone, 100 ms after the one before',
-    session: { ...short('v3'), writes: 'slow' },
+    title: 'a slow server: each line written alone, 50 ms after the one before',
+    session: { ...short('auto'), ...AUTO, writes: 'slow', slowLineMs: 50 },
     rule: 'Wait for the whole group: a line may come long after the one before',
     section: 'spec §2.1, §2.3',
     hint: 'Do not give up on a group after a short read timeout, and answer + MOVE only after + ENDBOARD.',
   },
   {
     id: 'move-time',
-    title: 'a short MOVE time (+ MOVE 300): THINKING and PLAY within 500 ms',
-    session: { mode: 'v3', seat: 0, clientMoves: 3, moveTimeMs: 300 },
+    title: 'a short MOVE time (+ MOVE 200): THINKING and PLAY within 400 ms',
+    session: { ...AUTO, seat: 0, clientMoves: 3, moveTimeMs: 200 },
     rule: 'THINKING and the complete PLAY must arrive within the MOVE time plus 200 ms, or the server sends "- TIMEOUT Be faster next time" and the client loses',
     section: 'spec §2.3, §2.5; docs/dame.md decision 6',
     hint: 'Read the time from + MOVE <ms> and stop thinking well before it runs out.',
@@ -136,13 +142,13 @@ export const DAME_SCENARIOS: readonly DameScenario[] = [
   {
     id: 'wait-loops',
     title: 'WAIT loops of 0 to 8 rounds before the opponent’s moves, also right after the client’s move',
-    session: { mode: 'v3', seat: 1, clientMoves: 5, waits: (n) => [1, 0, 3, 8, 2, 5][n] ?? 1, waitIdleMs: 60 },
+    session: { ...AUTO, seat: 1, clientMoves: 5, waits: (n) => [1, 0, 3, 8, 2, 5][n] ?? 1, waitIdleMs: 60 },
     ...J.okwait,
   },
   {
     id: 'backward-capture',
     title: 'a backward capture by a man as the only legal move (w D4; b C3 C5 B6 E5 F6 H8)',
-    session: { mode: 'v3', seat: 0, clientMoves: 3, start: position('w D4; b C3 C5 B6 E5 F6 H8') },
+    session: { ...AUTO, seat: 0, clientMoves: 3, start: position('w D4; b C3 C5 B6 E5 F6 H8') },
     rule: 'Men capture in all four diagonal directions; here D4:B2 (backward) is the only legal move',
     section: 'spec §3 (single move 2), §4 decision 3',
     hint: 'Generate captures backward too; a client that finds no move here has no legal answer.',
@@ -150,7 +156,7 @@ export const DAME_SCENARIOS: readonly DameScenario[] = [
   {
     id: 'chain-capture',
     title: 'a capture chain as the only legal move (w C1; b B2 A3 D2 F4 D4 C5 B8): C1:E3, then E3:G5',
-    session: { mode: 'v3', seat: 0, clientMoves: 4, start: position('w C1; b B2 A3 D2 F4 D4 C5 B8') },
+    session: { ...AUTO, seat: 0, clientMoves: 4, start: position('w C1; b B2 A3 D2 F4 D4 C5 B8') },
     rule: 'After a capture the same side moves again: in one PLAY (C1:E3:G5) or answering the next + MOVE',
     section: 'spec §2.3 (after MOVEOK), §2.4, §3 (turn)',
     hint: 'After + MOVEOK a new + MOVE may follow at once: rebuild the position from its board and move again.',
@@ -158,7 +164,7 @@ export const DAME_SCENARIOS: readonly DameScenario[] = [
   {
     id: 'king-diagonal',
     title: 'a flying king: its only moves capture B2 from A1 and land anywhere up to H8 (W A1; b B2 F8)',
-    session: { mode: 'v3', seat: 0, clientMoves: 3, start: position('W A1; b B2 F8') },
+    session: { ...AUTO, seat: 0, clientMoves: 3, start: position('W A1; b B2 F8') },
     rule: 'Kings move and capture over any distance along a diagonal and land on any free square beyond',
     section: 'spec §3 (single moves 3 and 4), §4 decision 2',
     hint: 'Walk each king ray to the board’s edge; a capture may cross empty squares before and after the victim.',
@@ -166,45 +172,45 @@ export const DAME_SCENARIOS: readonly DameScenario[] = [
   {
     id: 'gameover-in-prolog',
     title: 'joining a game that has ended: the player list, then GAMEOVER',
-    session: { mode: 'v3', seat: 0, cut: { at: 'ENDPLAYERS', then: 'gameover' } },
+    session: { ...AUTO, seat: 0, cut: { at: 'ENDPLAYERS', then: 'gameover' } },
     ...J.end,
     section: 'spec §2.2; docs/dame.md decision 9',
   },
   {
     id: 'gameover-instead-of-okthink',
     title: 'GAMEOVER in place of + OKTHINK (the opponent lost while the client owed its move)',
-    session: { mode: 'v3', seat: 0, cut: { at: 'THINKING', nth: 1, then: 'gameover' } },
+    session: { ...AUTO, seat: 0, cut: { at: 'THINKING', nth: 1, then: 'gameover' } },
     ...J.end,
   },
   {
     id: 'gameover-while-thinking',
     title: 'GAMEOVER 50 ms after + OKTHINK, while the client thinks',
-    session: { mode: 'v3', seat: 0, cut: { at: 'OKTHINK', nth: 1, then: 'gameover' } },
+    session: { ...AUTO, seat: 0, cut: { at: 'OKTHINK', nth: 1, then: 'gameover' } },
     ...J.end,
     hint: 'Keep reading while you think: a PLAY after GAMEOVER goes to a closed connection.',
   },
   {
     id: 'gameover-instead-of-moveok',
     title: 'GAMEOVER in place of + MOVEOK (the client’s PLAY crossed the end of the game)',
-    session: { mode: 'v3', seat: 0, cut: { at: 'PLAY', nth: 1, then: 'gameover' } },
+    session: { ...AUTO, seat: 0, cut: { at: 'PLAY', nth: 1, then: 'gameover' } },
     ...J.end,
   },
   {
     id: 'gameover-after-moveok',
     title: 'GAMEOVER right after the client’s own move (+ MOVEOK, 50 ms, GAMEOVER)',
-    session: { mode: 'v3', seat: 0, cut: { at: 'MOVEOK', nth: 1, then: 'gameover' } },
+    session: { ...AUTO, seat: 0, cut: { at: 'MOVEOK', nth: 1, then: 'gameover' } },
     ...J.end,
   },
   {
     id: 'gameover-after-okwait',
     title: 'GAMEOVER right after an OKWAIT (the client waits as Black)',
-    session: { mode: 'v3', seat: 1, waits: () => 2, cut: { at: 'OKWAIT', nth: 1, then: 'gameover' } },
+    session: { ...AUTO, seat: 1, waits: () => 2, cut: { at: 'OKWAIT', nth: 1, then: 'gameover' } },
     ...J.end,
   },
   {
     id: 'server-closes',
     title: 'the server closes the connection without a line, right after + MOVEOK',
-    session: { mode: 'v3', seat: 0, cut: { at: 'MOVEOK', nth: 1, then: 'close' } },
+    session: { ...AUTO, seat: 0, cut: { at: 'MOVEOK', nth: 1, then: 'close' } },
     ...J.closed,
   },
   ...ERROR_POINTS.map((e): DameScenario => {
@@ -213,7 +219,7 @@ export const DAME_SCENARIOS: readonly DameScenario[] = [
     return {
       id: `error-${e.slug}`,
       title: `"${line}" ${e.when}`,
-      session: { mode: 'v3', seat, ...(seat === 1 ? { waits: () => 1 } : {}), cut: { at: e.at, nth: e.at === 'VERSION' || e.at === 'ID' || e.at === 'PLAYER' ? 0 : 1, then: { error: line } } },
+      session: { ...AUTO, seat, ...(seat === 1 ? { waits: () => 1 } : {}), cut: { at: e.at, nth: e.at === 'VERSION' || e.at === 'ID' || e.at === 'PLAYER' ? 0 : 1, then: { error: line } } },
       ...J.error,
     };
   }),

@@ -45,6 +45,8 @@ export type CutPoint =
 
 export interface DameSession {
   mode: ProtocolMode;
+  /** Auto mode: the MOTD follows this much client silence (our server: 2000 ms; its tournaments: 100 ms). */
+  motdAfterMs?: number;
   /** The client's seat: 0 White (`{player}` 1), 1 Black (`{player}` 2). */
   seat: Seat;
   moveTimeMs?: number;
@@ -165,7 +167,7 @@ export function runDameSession(o: DameSession): (wire: ScriptedWire) => Promise<
         await wire.send(lines);
       }
     };
-    const expect = async (pattern: RegExp, withinMs: number, what: string, judgement: Judgement): Promise<string> => {
+    const expect = async (pattern: RegExp, withinMs: number, what: string, judgement: Partial<Judgement>): Promise<string> => {
       await flush();
       const line = await wire.expect(pattern, withinMs, what, judgement);
       groupPending = false;
@@ -224,15 +226,16 @@ export function runDameSession(o: DameSession): (wire: ScriptedWire) => Promise<
     let version: string;
     if (o.mode === 'v3') {
       await emit(groupOf('motd'));
-      version = await expect(/^VERSION\b/, PROLOG_LINE_MS, 'VERSION after the greeting and the MOTD', J.prolog);
+      version = await expect(/^VERSION\b/, PROLOG_LINE_MS, 'VERSION after the greeting and the MOTD', {});
     } else if (o.mode === 'v2') {
       // A v2 server sends no MOTD; an auto server would send one after 2000 ms of silence.
-      version = await expect(/^VERSION\b/, 2000, 'VERSION within 2000 ms of a v2 greeting (a v2 server sends no MOTD)', J.prolog);
+      version = await expect(/^VERSION\b/, 2000, 'VERSION within 2000 ms of a v2 greeting (a v2 server sends no MOTD)', {});
     } else {
       await flush();
-      const early = await wire.next(2000);
+      const silence = o.motdAfterMs ?? 2000;
+      const early = await wire.next(silence);
       if (early === null) {
-        wire.note('2000 ms of client silence: the MOTD follows (auto mode)');
+        wire.note(`${silence} ms of client silence: the MOTD follows (auto mode)`);
         groupPending = false;
         await emit(groupOf('motd'));
         version = await expect(/^VERSION\b/, PROLOG_LINE_MS, 'VERSION after the MOTD', J.prolog);
