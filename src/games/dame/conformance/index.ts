@@ -26,10 +26,11 @@ function position(pieces: string, toMove: 'white' | 'black' = 'white'): () => Da
 const short = (mode: DameSession['mode'], seat: Seat = 0): DameSession => ({ mode, seat, clientMoves: 2 });
 
 /**
- * The prolog of every scenario that is not about the prolog: auto mode with the MOTD after 100 ms
- * of silence, as our tournament server does, so that v2 and v3 clients pass it alike and quickly.
+ * The prolog of every scenario that is not about the prolog: auto mode with the MOTD after 300 ms
+ * of silence (our server waits 2000 ms, its tournaments 100 ms), so that v2 and v3 clients pass
+ * it alike and quickly.
  */
-const AUTO = { mode: 'auto', motdAfterMs: 100 } as const;
+const AUTO = { mode: 'auto', motdAfterMs: 300 } as const;
 
 /** `+ <name>` of exactly `bytes` bytes (the longest client line the server reads is 1024 bytes). */
 const filler = (prefix: string, suffix: string, bytes: number): string => {

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { runScenario, type ScenarioResult } from '../../../src/conformance/runner.js';
+import { dameConformance } from '../../../src/games/dame/conformance/index.js';
+
+/**
+ * The proof of the Dame check-client scenarios (docs/check-client.md): our own client passes all
+ * of them; the plain JavaScript course client of the fixtures passes all of them too, and each of
+ * its typical student bugs fails exactly the scenarios meant to catch it, while the scenarios
+ * nearest to it (the same code path, done right by the scenario) still pass.
+ * Needs dist/ (node scripts/build.mjs --server-only).
+ */
+
+/** `spielhalle bot dame` itself: the whole CLI takes about a second to start, so it runs a sample. */
+const BOT = ['node', 'dist/cli.js', 'bot', 'dame', '--host', '{host}', '--port', '{port}', '-g', '{gameId}', '-p', '{player}', '--bot', 'random', '--log-level', 'warn'];
+/** Our DameClient as `bot dame` runs it, without the CLI around it (fast to start): every scenario. */
+const OUR_CLIENT = ['node', 'test/fixtures/conformance/dame/our-client.mjs', '{host}', '{port}', '{gameId}', '{player}'];
+const CLI_SAMPLE = ['full-game-black', 'prolog-v2', 'gameover-while-thinking', 'error-no-free-player', 'server-closes'];
+const FIXTURE = ['node', 'test/fixtures/conformance/dame/client.mjs', '{host}', '{port}', '{gameId}', '{player}'];
+const ALL = dameConformance.scenarios;
+const ids = ALL.map((s) => s.id);
+
+function explain(results: readonly ScenarioResult[]): string {
+  return results
+    .filter((r) => r.status !== 'pass')
+    .map((r) => `${r.id}: ${r.status} ${r.message ?? ''}\n${r.excerpt.map((e) => `  ${e.atMs} ${e.dir} ${e.text}`).join('\n')}\n${r.stderr}`)
+    .join('\n');
+}
+
+/** Every run of a test shares one pool: at most POOL client processes at a time (2 shared cores). */
+const POOL = 8;
+
+async function runAll(jobs: readonly { command: string[]; only: readonly string[] | null }[]): Promise<ScenarioResult[][]> {
+  const tasks = jobs.flatMap((job, j) => (job.only === null ? ALL : ALL.filter((s) => job.only!.includes(s.id))).map((scenario) => ({ j, scenario, command: job.command })));
+  const results: ScenarioResult[][] = jobs.map(() => []);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) {
+      const t = tasks[next++]!;
+      results[t.j]!.push(await runScenario('dame', dameConformance, t.scenario, { command: t.command }));
+    }
+  };
+  await Promise.all(Array.from({ length: POOL }, worker));
+  return results;
+}
+
+const ERROR_IDS = ids.filter((id) => id.startsWith('error-'));
+
+/** Each bug: the scenarios it must fail, and scenarios on the same code path that it must pass. */
+const BUGS: Record<string, { fails: string[]; passes: string[] }> = {
+  'one-group-per-read': { fails: ['coalesced-reads'], passes: ['split-reads', 'slow-server', 'gameover-after-moveok', 'prolog-v3'] },
+  'ignores-gameover-while-thinking': { fails: ['gameover-while-thinking'], passes: ['gameover-instead-of-okthink', 'gameover-instead-of-moveok', 'gameover-after-moveok', 'move-time'] },
+  'motd-always': { fails: ['prolog-v2'], passes: ['prolog-v3', 'prolog-auto', 'coalesced-reads'] },
+  'motd-never': { fails: ['prolog-v3'], passes: ['prolog-v2', 'split-reads'] },
+  'fgets-1024': { fails: ['long-lines'], passes: ['split-reads', 'coalesced-reads'] },
+  'retries-on-error-line': {
+    fails: ERROR_IDS.filter((id) => id !== 'error-timeout' && !id.startsWith('error-invalid-move-')),
+    passes: ['error-timeout', 'error-invalid-move-syntax-error', 'error-invalid-move-move-not-allowed', 'server-closes'],
+  },
+  'slow-mover': { fails: ['move-time'], passes: ['chain-capture', 'gameover-while-thinking'] },
+  'ignores-eof': { fails: ['server-closes'], passes: ['error-internal', 'error-no-free-player', 'gameover-after-okwait'] },
+};
+
+describe('check-client dame', () => {
+  it('has a scenario for every case the issue names, each with a rule, a section and a hint', () => {
+    for (const id of ['full-game', 'prolog-v2', 'prolog-v3', 'prolog-auto', 'split-reads', 'coalesced-reads', 'long-lines', 'slow-server', 'move-time', 'wait-loops', 'backward-capture', 'chain-capture', 'king-diagonal', 'gameover-in-prolog', 'gameover-while-thinking', 'gameover-after-moveok', 'server-closes'])
+      expect(ids).toContain(id);
+    expect(ERROR_IDS).toHaveLength(18);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const s of ALL) {
+      expect(s.id).toMatch(/^[a-z0-9-]+$/);
+      for (const text of [s.rule, s.section, s.hint]) expect(text.length).toBeGreaterThan(5);
+      expect(['1', '2']).toContain(s.placeholders.player);
+    }
+  });
+
+  it('our own client passes every scenario (and `bot dame` from the CLI a sample of them)', async () => {
+    const [all, cli] = await runAll([
+      { command: OUR_CLIENT, only: null },
+      { command: BOT, only: CLI_SAMPLE },
+    ]);
+    expect(explain(all!)).toBe('');
+    expect(all!).toHaveLength(ALL.length);
+    expect(explain(cli!)).toBe('');
+    expect(cli!).toHaveLength(CLI_SAMPLE.length);
+  }, 90_000);
+
+  it('the course client of the fixtures passes every scenario without a bug, and each bug fails exactly its scenarios', async () => {
+    const jobs: { command: string[]; only: readonly string[] | null }[] = [{ command: FIXTURE, only: null }];
+    for (const [bug, { fails, passes }] of Object.entries(BUGS)) jobs.push({ command: [...FIXTURE, bug], only: [...fails, ...passes] });
+    const results = await runAll(jobs);
+    expect(explain(results[0]!)).toBe('');
+    Object.keys(BUGS).forEach((bug, i) => {
+      const r = results[i + 1]!;
+      const failed = r.filter((x) => x.status !== 'pass').map((x) => x.id).sort();
+      expect({ bug, failed }).toEqual({ bug, failed: [...BUGS[bug]!.fails].sort() });
+      for (const x of r.filter((y) => y.status === 'fail')) {
+        expect(x.judgement?.rule).toBeTruthy();
+        expect(x.excerpt.some((e) => e.dir === 'sent')).toBe(true);
+      }
+    });
+  }, 90_000);
+});
