@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import type { ConformanceScenario, ConformanceStep, GameConformance } from '../../src/core/conformance.js';
+import { runScenario } from '../../src/conformance/runner.js';
+
+/** A line client in a few lines of node: answers `ping` with `PONG`, `bye` by closing and exiting 0. */
+const ECHO = `
+const s = require('net').connect(Number(process.argv[1]), '127.0.0.1');
+let buf = '';
+s.on('data', (d) => {
+  buf += d;
+  let i;
+  while ((i = buf.indexOf('\\n')) >= 0) {
+    const line = buf.slice(0, i); buf = buf.slice(i + 1);
+    if (line === 'ping') s.write('PONG\\r\\n');
+    if (line === 'twice') s.write('A\\nB\\n');
+    if (line === 'bye') { s.end(); process.exit(0); }
+  }
+});
+s.on('end', () => process.exit(3));
+`;
+const CLIENT = ['node', '-e', ECHO, '{port}'];
+
+const conformance = (steps: ConformanceStep[]): { game: GameConformance; scenario: ConformanceScenario } => {
+  const scenario: ConformanceScenario = { id: 't', title: 'test', rule: 'the rule', section: '§1', hint: 'the hint', placeholders: {}, steps: () => steps };
+  return { game: { placeholders: ['port'], maxLineBytes: 64, normalize: (l) => l.replace(/\r$/, '') || null, scenarios: [scenario] }, scenario };
+};
+
+async function play(steps: ConformanceStep[], command = CLIENT) {
+  const { game, scenario } = conformance(steps);
+  return runScenario('test', game, scenario, { command });
+}
+
+describe('check-client runner', () => {
+  it('plays data steps over TCP: split writes, expectations, silence, half-close, exit code', async () => {
+    const r = await play([
+      { kind: 'send', lines: ['ping'], splitAt: [1, 3], gapMs: 10 },
+      { kind: 'expect', pattern: /^PONG$/, withinMs: 2000, what: 'PONG' },
+      { kind: 'expectSilence', ms: 100, what: 'unasked' },
+      { kind: 'send', lines: ['bye'] },
+      { kind: 'expectClose', withinMs: 2000, what: 'after bye' },
+      { kind: 'expectExit', withinMs: 2000, what: 'after bye', code: 0 },
+    ]);
+    expect(r.message).toBeNull();
+    expect(r.status).toBe('pass');
+    expect(r.wire.filter((e) => e.dir !== 'note').map((e) => `${e.dir} ${e.text}`)).toEqual(['sent ping', 'received PONG', 'sent bye']);
+    expect(r.wire.some((e) => e.text.includes('3 writes, cut at bytes 1, 3'))).toBe(true);
+  });
+
+  it('fails with the scenario rule, an excerpt and the step that broke it', async () => {
+    const r = await play([
+      { kind: 'send', lines: ['twice'] },
+      { kind: 'expect', pattern: /^A$/, withinMs: 2000, what: 'A' },
+      { kind: 'expectSilence', ms: 300, what: 'after A', judgement: { hint: 'one line only' } },
+    ]);
+    expect(r.status).toBe('fail');
+    expect(r.message).toBe('sent "B" after A');
+    expect(r.judgement).toEqual({ rule: 'the rule', section: '§1', hint: 'one line only' });
+    expect(r.excerpt.map((e) => e.text)).toEqual(expect.arrayContaining(['twice', 'A', 'B']));
+    expect(r.stopped).toBe(true);
+  });
+
+  it('fails a line that answers before the server has finished writing', async () => {
+    const r = await play([
+      { kind: 'send', lines: ['ping'] },
+      { kind: 'delay', ms: 200 },
+      { kind: 'send', lines: ['more'] },
+      { kind: 'expect', pattern: /^PONG$/, withinMs: 2000, what: 'PONG' },
+    ]);
+    expect(r.status).toBe('fail');
+    expect(r.message).toMatch(/before the server had finished its last message/);
+  });
+
+  it('fails a client that exits instead of answering, and one that does not exit', async () => {
+    const closed = await play([{ kind: 'close' }, { kind: 'expectExit', withinMs: 2000, what: 'after the close', code: 0 }]);
+    expect(closed.status).toBe('fail');
+    expect(closed.message).toBe('exited with code 3 after the close; expected 0');
+    const hangs = await play([{ kind: 'expectExit', withinMs: 200, what: 'at once' }]);
+    expect(hangs.message).toBe('did not exit within 200 ms at once');
+  });
+
+  it('reports a client that cannot start as an error, one that never connects as a failure', async () => {
+    const missing = await play([], ['./no-such-client-here', '{port}']);
+    expect(missing.status).toBe('error');
+    expect(missing.message).toMatch(/could not be started/);
+    const quits = await play([], ['node', '-e', 'process.exit(4)']);
+    expect(quits.status).toBe('fail');
+    expect(quits.message).toBe('exited (code 4) before it connected');
+  });
+});
