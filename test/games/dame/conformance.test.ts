@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runScenario, type ScenarioResult } from '../../../src/conformance/runner.js';
 import { dameConformance } from '../../../src/games/dame/conformance/index.js';
@@ -82,6 +83,23 @@ describe('check-client dame', () => {
     expect(all!).toHaveLength(ALL.length);
     expect(explain(cli!)).toBe('');
     expect(cli!).toHaveLength(CLI_SAMPLE.length);
+
+    // The scripted server speaks like our server: every line it sent in the two whole games is a
+    // line of the recorded transcripts (board rows aside; ready flags and winners as they fell).
+    const shape = (line: string): string => line.replace(/^(\+ \d \S.*) [01]$/, '$1 <ready>').replace(/^(\+ PLAYER\dWON) (Yes|No)$/, '$1 <won>');
+    const recorded = new Set(
+      ['transcript-player0.txt', 'transcript-player1.txt'].flatMap((f) =>
+        readFileSync(`test/fixtures/dame/${f}`, 'utf8')
+          .split('\n')
+          .filter((l) => l.startsWith('S: '))
+          .map((l) => shape(l.slice(3))),
+      ),
+    );
+    for (const id of ['full-game', 'full-game-black']) {
+      const sent = all!.find((r) => r.id === id)!.wire.filter((e) => e.dir === 'sent' && !/^\+ [1-8] /.test(e.text));
+      expect(sent.length).toBeGreaterThan(20);
+      for (const e of sent) expect(recorded, `${id}: ${e.text}`).toContain(shape(e.text));
+    }
   }, 90_000);
 
   it('the course client of the fixtures passes every scenario without a bug, and each bug fails exactly its scenarios', async () => {
