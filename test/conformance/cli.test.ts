@@ -23,13 +23,14 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
 describe('spielhalle check-client', () => {
   it('exits 0 when every chosen scenario passes, 1 with a report and a JUnit file when one fails, 2 on usage errors', async () => {
     const junit = join(mkdtempSync(join(tmpdir(), 'check-client-')), 'report.xml');
-    const [ok, json, failed, noCommand, badScenario, badGame] = await Promise.all([
+    const [ok, json, failed, noCommand, badScenario, badGame, badPlaceholder] = await Promise.all([
       run(['dame', '--scenario', 'prolog-v2', '--scenario', 'error-no-free-player', '--', ...CLIENT]),
       run(['dame', '--json', '--scenario', 'prolog-v3', '--', ...CLIENT]),
       run(['dame', '--scenario', 'prolog-v3', '--scenario', 'prolog-v2', '--junit', junit, '--', ...CLIENT, 'motd-never']),
       run(['dame']),
       run(['dame', '--scenario', 'nope', '--', 'true']),
       run(['chess', '--', 'true']),
+      run(['dame', '--', 'client', '{gameid}']),
     ]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/^pass\s+prolog-v2/m);
@@ -49,7 +50,8 @@ describe('spielhalle check-client', () => {
     expect(xml).toContain('<testsuite name="dame" tests="2" failures="1" errors="0"');
     expect(xml).toMatch(/<failure message="the client|<failure message="sent/);
 
-    for (const r of [noCommand, badScenario, badGame]) expect(r.code).toBe(2);
+    for (const r of [noCommand, badScenario, badGame, badPlaceholder]) expect(r.code).toBe(2);
+    expect(badPlaceholder.stderr).toContain('unknown placeholder {gameid}');
     expect(noCommand.stderr).toContain("give the client's command after --");
     expect(badScenario.stderr).toContain('unknown scenario nope');
     expect(badGame.stderr).toContain('unknown game "chess"');
