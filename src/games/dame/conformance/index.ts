@@ -2,7 +2,7 @@ import type { ConformanceScenario, GameConformance, Judgement } from '../../../c
 import { parsePieces } from '../notation.js';
 import { MAX_LINE_BYTES, formatFault, normalizeLine, type ProtocolFault, type Seat } from '../protocol.js';
 import { createState, type DameState } from '../rules.js';
-import { DAME_JUDGEMENTS as J, playerOf, runDameSession, type CutPoint, type DameSession } from './session.js';
+import { DAME_JUDGEMENTS as J, GAME_ID, playerOf, runDameSession, type CutPoint, type DameSession } from './session.js';
 
 /**
  * `spielhalle check-client dame`: the scenarios a Dame client must pass, as data. Each names the
@@ -240,7 +240,7 @@ export const dameConformance: GameConformance = {
       rule: s.rule,
       section: s.section,
       hint: s.hint,
-      placeholders: { player: playerOf(s.session.seat) },
+      placeholders: { gameId: GAME_ID, player: playerOf(s.session.seat) },
       steps: () => [{ kind: 'script', title: 'a Dame game', run: runDameSession(s.session) }],
     }),
   ),
