@@ -198,7 +198,8 @@ describe('the Tournaments page', () => {
         game: 'mia',
         format: 'tables',
         tableSize: 2,
-        rounds: 30,
+        // Far more than the test lets it play: it must still be running when Stop is pressed.
+        rounds: 500,
         gamesPerTable: 10,
         parallel: 1,
         entrants: ['random', 'honest', 'adaptive'].map((bot) => ({ name: bot, bot })),
@@ -222,7 +223,7 @@ describe('the Tournaments page', () => {
     await page.getByTestId('tournament-stop').click();
     await page.locator('[data-testid="tournament-status"][data-status="stopped"]').waitFor();
     const doneAtStop = Number(await progress.getAttribute('data-done'));
-    expect(doneAtStop).toBeLessThan(30);
+    expect(doneAtStop).toBeLessThan(500);
     await page.getByTestId('tournament-resume').click();
     await page.locator('[data-testid="tournament-status"][data-status="running"]').waitFor();
     await expect
