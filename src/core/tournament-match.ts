@@ -123,3 +123,13 @@ export function describeExit(exit: ProgramExit): string {
   if (exit.signal !== null) return `was killed by ${exit.signal}`;
   return `exited with code ${String(exit.code)}`;
 }
+
+/**
+ * After its game ended: gives the program up to `graceMs` to exit by itself (a client that ends
+ * cleanly keeps its own exit code), then stops whatever is left of its process group.
+ */
+export async function exitOrStop(run: ProgramRun, graceMs: number): Promise<ProgramExit> {
+  if (!run.done && graceMs > 0)
+    await Promise.race([run.exited, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+  return run.stop();
+}

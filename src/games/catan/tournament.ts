@@ -2,6 +2,7 @@ import type { Logger } from '../../core/log.js';
 import { Rng } from '../../core/rng.js';
 import {
   describeExit,
+  exitOrStop,
   type MatchSeat,
   type ProgramExit,
   type ProgramRun,
@@ -324,12 +325,7 @@ class CatanArena implements TournamentArena {
           await s.client?.stop();
           const run = s.program;
           if (!run) return;
-          if (ended && !run.done)
-            await Promise.race([
-              run.exited,
-              new Promise((r) => setTimeout(r, PROGRAM_EXIT_GRACE_MS).unref()),
-            ]);
-          await run.stop();
+          await exitOrStop(run, ended ? PROGRAM_EXIT_GRACE_MS : 0);
         }),
       );
     }

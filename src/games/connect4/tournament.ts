@@ -4,6 +4,7 @@ import { matchesTotal } from '../../core/metrics.js';
 import type { RecordStore } from '../../core/records.js';
 import {
   describeExit,
+  exitOrStop,
   type ProgramRun,
   type TournamentArena,
   type TournamentMatchOutcome,
@@ -401,12 +402,7 @@ class Connect4Referee implements TournamentArena {
     engine: Connect4Engine | null,
   ): Promise<void> {
     const runs = seats.map((s) => s.run).filter((r): r is ProgramRun => r !== undefined);
-    if (finished && runs.some((r) => !r.done))
-      await Promise.race([
-        Promise.all(runs.map((r) => r.exited)),
-        new Promise((r) => setTimeout(r, EXIT_GRACE_MS)),
-      ]);
-    await Promise.all(runs.map((r) => r.stop()));
+    await Promise.all(runs.map((r) => exitOrStop(r, finished ? EXIT_GRACE_MS : 0)));
     for (const s of seats) s.bot?.player.stop();
     await Promise.all(seats.flatMap((s) => [s.referee.close(), ...(s.bot ? [s.bot.udp.close()] : [])]));
     await engine?.close();

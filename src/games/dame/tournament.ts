@@ -4,6 +4,7 @@ import type { RecordStore } from '../../core/records.js';
 import { Rng } from '../../core/rng.js';
 import {
   describeExit,
+  exitOrStop,
   type MatchSeat,
   type ProgramRun,
   type TournamentArena,
@@ -136,7 +137,6 @@ type End =
   | { kind: 'no-start' }
   | { kind: 'aborted'; reason: string };
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 class DameArena implements TournamentArena {
   private readonly running = new Set<(reason: string) => void>();
@@ -346,8 +346,7 @@ class DameArena implements TournamentArena {
         s.release = null;
         const run = s.program;
         if (!run) return;
-        if (!run.done && graceMs > 0) await Promise.race([run.exited, sleep(graceMs)]);
-        await run.stop();
+        await exitOrStop(run, graceMs);
       }),
     );
   }

@@ -3,6 +3,7 @@ import type { Logger } from '../../core/log.js';
 import type { RecordStore } from '../../core/records.js';
 import {
   describeExit,
+  exitOrStop,
   type ProgramRun,
   type TournamentArena,
   type TournamentMatchOutcome,
@@ -283,10 +284,7 @@ class MiaTournamentArena implements TournamentArena {
       seats.map((s) => (s.client ? s.client.stop().catch(() => undefined) : Promise.resolve())),
     );
     const runs = seats.map((s) => s.run).filter((r): r is ProgramRun => r !== undefined);
-    if (done && runs.some((r) => !r.done)) {
-      await Promise.race([Promise.all(runs.map((r) => r.exited)), sleep(EXIT_GRACE_MS)]);
-    }
-    await Promise.all(runs.map((r) => r.stop()));
+    await Promise.all(runs.map((r) => exitOrStop(r, done ? EXIT_GRACE_MS : 0)));
   }
 
   private placings(seats: readonly SeatState[], server: MiaServer, rounds: number): TournamentSeatResult[] {

@@ -5,6 +5,7 @@ import type { RecordStore } from '../../core/records.js';
 import { Rng } from '../../core/rng.js';
 import {
   describeExit,
+  exitOrStop,
   type MatchSeat,
   type ProgramRun,
   type TournamentArena,
@@ -344,8 +345,7 @@ class OstseeschachArena implements TournamentArena {
         }
         const run = s.program;
         if (!run) return;
-        if (!run.done && graceMs > 0) await Promise.race([run.exited, sleep(graceMs)]);
-        await run.stop();
+        await exitOrStop(run, graceMs);
       }),
     );
   }
