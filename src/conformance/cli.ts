@@ -63,7 +63,7 @@ export function registerCheckClientCommand(program: Command): void {
       if (unknown.length > 0) throw new UsageError(`unknown scenario ${unknown.join(', ')} (see --list)`);
       const command = clientCommand(words);
       if (command.length === 0) throw new UsageError(`give the client's command after --, e.g. -- ./client {host} {port} (placeholders: ${conformance.placeholders.map((p) => `{${p}}`).join(' ')})`);
-      const known = ['host', 'port', 'gameId', 'player', 'reservation', 'name'];
+      const known = [...new Set(['host', 'port', 'gameId', 'player', 'reservation', 'name', ...conformance.placeholders])];
       const unknownPlaceholders = command.flatMap((w) => [...w.matchAll(/\{([^{}\s]*)\}/g)].map((m) => m[1]!)).filter((p) => !known.includes(p));
       if (unknownPlaceholders.length > 0) throw new UsageError(`unknown placeholder {${unknownPlaceholders[0]!}} (there are ${known.map((p) => `{${p}}`).join(' ')})`);
       const chosen = flags.scenario.length === 0 ? conformance.scenarios : conformance.scenarios.filter((s) => flags.scenario.includes(s.id));

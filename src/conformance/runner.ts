@@ -1,4 +1,6 @@
+import { createSocket, type Socket as DgramSocket } from 'node:dgram';
 import { createServer, type Server, type Socket } from 'node:net';
+import { LineFramer } from '../core/framing.js';
 import {
   ConformanceFailure,
   type ConformanceScenario,
@@ -9,10 +11,11 @@ import {
   type WireEntry,
 } from '../core/conformance.js';
 import { fillArgv, launchClient, type ClientExit, type ClientProcess } from './launch.js';
-import { ScriptedConnection, WireLog } from './wire.js';
+import { ScriptedConnection, WireLog, tcpEndpoint, udpEndpoint } from './wire.js';
 
 /**
- * Plays one scenario: a scripted server on 127.0.0.1 (an ephemeral port), the client under test
+ * Plays one scenario: a scripted server on 127.0.0.1 (an ephemeral TCP port, or a UDP socket for
+ * games over UDP), the client under test
  * started with the placeholders filled, the scenario's steps over the real connection, the
  * judgement, and the client's process group stopped at the end.
  */
@@ -69,6 +72,25 @@ function listen(): Promise<Server> {
   });
 }
 
+function bindUdp(port = 0): Promise<DgramSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket('udp4');
+    socket.once('error', reject);
+    socket.bind(port, '127.0.0.1', () => {
+      socket.off('error', reject);
+      resolve(socket);
+    });
+  });
+}
+
+/** A UDP port on 127.0.0.1 that was free a moment ago (for a client that binds its own port). */
+async function freeUdpPort(): Promise<number> {
+  const s = await bindUdp();
+  const port = s.address().port;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
+}
+
 async function runStep(step: ConformanceStep, wire: ScriptedWire): Promise<void> {
   switch (step.kind) {
     case 'send':
@@ -99,10 +121,12 @@ async function runStep(step: ConformanceStep, wire: ScriptedWire): Promise<void>
 
 export async function runScenario(game: string, conformance: GameConformance, scenario: ConformanceScenario, options: RunOptions): Promise<ScenarioResult> {
   const scale = options.timeoutScale ?? 1;
+  const udp = conformance.transport === 'udp';
   const log = new WireLog();
-  const server = await listen();
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const server = udp ? null : await listen();
+  const dgram = udp ? await bindUdp() : null;
+  const port = dgram !== null ? dgram.address().port : portOf(server!);
+  const clientPort = udp ? await freeUdpPort() : 0;
   let client: ClientProcess | null = null;
   let socket: Socket | null = null;
   let status: ScenarioStatus = 'pass';
@@ -111,7 +135,7 @@ export async function runScenario(game: string, conformance: GameConformance, sc
   let failedAt = 0;
   let stopped = false;
   const connected = new Promise<Socket>((resolve) => {
-    server.on('connection', (s) => {
+    server?.on('connection', (s) => {
       if (socket === null) {
         socket = s;
         log.add('note', `the client connected from port ${s.remotePort ?? '?'}`);
@@ -123,30 +147,57 @@ export async function runScenario(game: string, conformance: GameConformance, sc
     });
   });
   try {
-    const values: Record<string, string> = { ...BASE_PLACEHOLDERS, port: String(port), ...scenario.placeholders };
+    const host = BASE_PLACEHOLDERS.host;
+    const values: Record<string, string> = {
+      ...BASE_PLACEHOLDERS,
+      port: String(port),
+      ...scenario.placeholders,
+      ...(conformance.placeholdersFor?.({ host, port, clientPort }) ?? {}),
+    };
     const argv = fillArgv(options.command, values);
     log.add('note', `started: ${argv.join(' ')}`);
     client = launchClient(argv, options.cwd === undefined ? {} : { cwd: options.cwd });
     const started = client;
-    let timer: NodeJS.Timeout | undefined;
-    const first = await Promise.race([
-      connected,
-      started.exited.then((e) => ({ exited: e })),
-      new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), (options.connectTimeoutMs ?? 10_000) * scale))),
-    ]);
-    clearTimeout(timer);
-    const spawnError = started.spawnError();
-    if (spawnError !== null) throw new Error(`the client could not be started: ${spawnError}`);
-    if (first === 'timeout') throw new ConformanceFailure(`did not connect to ${values.host}:${values.port} within ${(options.connectTimeoutMs ?? 10_000) * scale} ms`, { hint: 'Check that the client takes host and port from its command line ({host} {port}).' });
-    if ('exited' in first) {
-      const e = first.exited;
-      throw new ConformanceFailure(`exited (${e.signal ?? `code ${String(e.code)}`}) before it connected`, { hint: 'Run the command by hand: the placeholders must land where the client reads them.' });
+    const settings = { scale, maxLineBytes: conformance.maxLineBytes, normalize: conformance.normalize };
+    let wire: ScriptedConnection;
+    if (dgram !== null) {
+      // UDP has no connection: the script starts at once; the client is gone when its process exits.
+      const { endpoint, attach } = udpEndpoint(dgram, log, conformance.maxLineBytes, { address: host, port: clientPort });
+      wire = new ScriptedConnection(endpoint, log, started, settings);
+      attach(wire);
+      const w = wire;
+      void started.exited.then((e) => {
+        const spawnError = started.spawnError();
+        w.markEnded(spawnError !== null ? `the client could not be started: ${spawnError}` : `the client exited (${e.signal !== null ? `signal ${e.signal}` : `code ${String(e.code)}`})`);
+      });
+    } else {
+      let timer: NodeJS.Timeout | undefined;
+      const first = await Promise.race([
+        connected,
+        started.exited.then((e) => ({ exited: e })),
+        new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), (options.connectTimeoutMs ?? 10_000) * scale))),
+      ]);
+      clearTimeout(timer);
+      const spawnError = started.spawnError();
+      if (spawnError !== null) throw new Error(`the client could not be started: ${spawnError}`);
+      if (first === 'timeout') throw new ConformanceFailure(`did not connect to ${values.host}:${values.port} within ${(options.connectTimeoutMs ?? 10_000) * scale} ms`, { hint: 'Check that the client takes host and port from its command line ({host} {port}).' });
+      if ('exited' in first) {
+        const e = first.exited;
+        throw new ConformanceFailure(`exited (${e.signal ?? `code ${String(e.code)}`}) before it connected`, { hint: 'Run the command by hand: the placeholders must land where the client reads them.' });
+      }
+      const { endpoint, attach } = tcpEndpoint(first, log, conformance.framer?.() ?? new LineFramer(conformance.maxLineBytes));
+      wire = new ScriptedConnection(endpoint, log, started, settings);
+      attach(wire);
     }
-    const wire = new ScriptedConnection(first, log, started, { scale, maxLineBytes: conformance.maxLineBytes, normalize: conformance.normalize });
     for (const step of scenario.steps()) await runStep(step, wire);
   } catch (e) {
     failedAt = log.now();
-    if (e instanceof ConformanceFailure) {
+    const spawnError = client?.spawnError() ?? null;
+    if (spawnError !== null) {
+      status = 'error';
+      message = `the client could not be started: ${spawnError}`;
+      log.add('note', `ERROR: ${message}`);
+    } else if (e instanceof ConformanceFailure) {
       status = 'fail';
       message = e.message;
       judgement = { rule: e.judgement.rule ?? scenario.rule, section: e.judgement.section ?? scenario.section, hint: e.judgement.hint ?? scenario.hint };
@@ -161,7 +212,14 @@ export async function runScenario(game: string, conformance: GameConformance, sc
     s?.destroy();
     stopped = client !== null && client.exit() === null;
     await client?.stop();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (server !== null) await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (dgram !== null) {
+      try {
+        dgram.close();
+      } catch {
+        // closed by the script already
+      }
+    }
   }
   return {
     game,
@@ -178,6 +236,11 @@ export async function runScenario(game: string, conformance: GameConformance, sc
     exit: client?.exit() ?? null,
     stopped,
   };
+}
+
+function portOf(server: Server): number {
+  const address = server.address();
+  return typeof address === 'object' && address !== null ? address.port : 0;
 }
 
 /** Runs scenarios, `parallel` at a time, calling `onResult` as each ends; results in scenario order. */

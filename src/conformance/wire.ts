@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { ConformanceFailure, type Judgement, type ScriptedWire, type WireEntry } from '../core/conformance.js';
-import { LineFramer } from '../core/framing.js';
+import type { Socket as DgramSocket } from 'node:dgram';
+import type { FramedItem } from '../core/framing.js';
 import type { ClientProcess } from './launch.js';
 
 /** The wire log of one scenario: times relative to its start. */
@@ -26,8 +27,20 @@ export function visible(text: string): string {
 }
 
 /**
- * The scripted server's end of the client's connection: lines in (framed, normalized, queued with
- * how many sends were complete when they arrived), writes out, and the judgements of
+ * How the scripted side reaches the client: one TCP connection, or a UDP socket (a datagram per
+ * message, to the address the client's last datagram came from).
+ */
+export interface Endpoint {
+  readonly kind: 'tcp' | 'udp';
+  /** One write (TCP) or one datagram (UDP); resolves when it has been handed to the system. */
+  write(data: Buffer): Promise<void>;
+  halfClose(): Promise<void>;
+  close(): void;
+}
+
+/**
+ * The scripted server's end of the client's connection: messages in (framed, normalized, queued
+ * with how many sends were complete when they arrived), writes out, and the judgements of
  * core/conformance.ts's ScriptedWire.
  */
 export class ScriptedConnection implements ScriptedWire {
@@ -35,41 +48,39 @@ export class ScriptedConnection implements ScriptedWire {
   private waiter: (() => void) | null = null;
   private sends = 0;
   private ended = false;
-  private readonly framer: LineFramer;
 
   constructor(
-    private readonly socket: Socket,
+    private readonly endpoint: Endpoint,
     private readonly log: WireLog,
     private readonly client: ClientProcess,
     private readonly options: { scale: number; maxLineBytes: number; normalize?: ((line: string) => string | null) | undefined },
-  ) {
-    this.framer = new LineFramer(options.maxLineBytes);
-    socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => {
-      for (const item of this.framer.push(chunk)) {
-        if (item.kind === 'overlong') {
-          this.log.add('received', `[a line of ${item.bytes} bytes, longer than ${options.maxLineBytes}]`);
-          this.queue.push({ kind: 'overlong', bytes: item.bytes, sends: this.sends });
-        } else {
-          this.log.add('received', visible(item.line));
-          const line = options.normalize ? options.normalize(item.line) : item.line;
-          if (line !== null) this.queue.push({ kind: 'line', raw: item.line, line, sends: this.sends });
-        }
+  ) {}
+
+  /** What arrived from the client (framed by the endpoint). */
+  receive(items: readonly FramedItem[]): void {
+    for (const item of items) {
+      if (item.kind === 'overlong') {
+        this.log.add('received', `[a ${this.endpoint.kind === 'udp' ? 'datagram' : 'line'} of ${item.bytes} bytes, longer than ${this.options.maxLineBytes}]`);
+        this.queue.push({ kind: 'overlong', bytes: item.bytes, sends: this.sends });
+      } else {
+        this.log.add('received', this.shown(item.line));
+        const line = this.options.normalize ? this.options.normalize(item.line) : item.line;
+        if (line !== null) this.queue.push({ kind: 'line', raw: item.line, line, sends: this.sends });
       }
-      this.wake();
-    });
-    socket.on('end', () => {
-      this.log.add('note', 'the client closed its side of the connection (FIN)');
-      this.ended = true;
-      this.wake();
-    });
-    socket.on('close', () => {
-      this.ended = true;
-      this.wake();
-    });
-    socket.on('error', (e) => {
-      this.log.add('note', `connection error: ${e.message}`);
-    });
+    }
+    this.wake();
+  }
+
+  /** A line as the log shows it (in a datagram a newline is a character like any other). */
+  private shown(text: string): string {
+    return this.endpoint.kind === 'udp' ? visible(text).replace(/\n/g, '\\x0a') : visible(text);
+  }
+
+  /** The client is gone (TCP: its side closed; UDP: its process exited). */
+  markEnded(note?: string): void {
+    if (note !== undefined && !this.ended) this.log.add('note', note);
+    this.ended = true;
+    this.wake();
   }
 
   private wake(): void {
@@ -109,11 +120,19 @@ export class ScriptedConnection implements ScriptedWire {
   }
 
   private write(data: string | Buffer): Promise<void> {
-    if (this.socket.destroyed || !this.socket.writable) return Promise.resolve();
-    return new Promise((resolve) => this.socket.write(data, () => resolve()));
+    return this.endpoint.write(typeof data === 'string' ? Buffer.from(data) : data);
   }
 
   async send(lines: readonly string[], options: { splitAt?: readonly number[]; gapMs?: number } = {}): Promise<void> {
+    if (this.endpoint.kind === 'udp') {
+      if (options.splitAt !== undefined && options.splitAt.length > 0) throw new Error('a datagram cannot be split (splitAt over UDP)');
+      for (const l of lines) {
+        this.log.add('sent', this.shown(l));
+        await this.write(l);
+      }
+      this.sends++;
+      return;
+    }
     const data = lines.map((l) => `${l}\n`).join('');
     const cuts = [...(options.splitAt ?? [])].filter((n) => n > 0 && n < Buffer.byteLength(data)).sort((a, b) => a - b);
     for (const l of lines) this.log.add('sent', visible(l));
@@ -133,7 +152,8 @@ export class ScriptedConnection implements ScriptedWire {
   }
 
   async sendRaw(text: string): Promise<void> {
-    for (const l of text.split('\n').slice(0, -1)) this.log.add('sent', visible(l));
+    if (this.endpoint.kind === 'udp') this.log.add('sent', this.shown(text));
+    else for (const l of text.split('\n').slice(0, -1)) this.log.add('sent', visible(l));
     await this.write(text);
     this.sends++;
   }
@@ -173,7 +193,7 @@ export class ScriptedConnection implements ScriptedWire {
     const sendsNow = this.sends;
     const item = await this.take(withinMs);
     if (item === 'timeout') this.fail(`expected ${what}, but nothing came (waited ${this.scaled(withinMs)} ms)`, judgement);
-    if (item === 'ended') this.fail(`expected ${what}, but the client closed the connection${this.exitText()}`, judgement);
+    if (item === 'ended') this.fail(`expected ${what}, but the client ${this.endpoint.kind === 'udp' ? 'stopped' : 'closed the connection'}${this.exitText()}`, judgement);
     if (item.kind === 'overlong') this.fail(`expected ${what}, but got a line of ${item.bytes} bytes (the server reads at most ${this.options.maxLineBytes})`, judgement);
     if (!pattern.test(item.line)) this.fail(`expected ${what}, got "${visible(item.raw)}"`, judgement);
     if (item.sends < sendsNow)
@@ -193,16 +213,17 @@ export class ScriptedConnection implements ScriptedWire {
   }
 
   async halfClose(): Promise<void> {
-    this.log.add('note', 'the server closed the connection (FIN)');
-    if (!this.socket.destroyed) await new Promise<void>((resolve) => this.socket.end(() => resolve()));
+    this.log.add('note', this.endpoint.kind === 'udp' ? 'the server stops sending' : 'the server closed the connection (FIN)');
+    await this.endpoint.halfClose();
   }
 
   close(): void {
-    this.log.add('note', 'the server closed the connection');
-    this.socket.destroy();
+    this.log.add('note', this.endpoint.kind === 'udp' ? 'the server closed its socket' : 'the server closed the connection');
+    this.endpoint.close();
   }
 
   async expectClose(withinMs: number, what: string, judgement: Partial<Judgement> = {}): Promise<void> {
+    if (this.endpoint.kind === 'udp') throw new Error('expectClose has no meaning over UDP: use expectExit');
     const item = await this.take(withinMs);
     if (item === 'ended') return;
     if (item === 'timeout') this.fail(`did not close the connection within ${this.scaled(withinMs)} ms ${what}`, judgement);
@@ -232,4 +253,64 @@ export class ScriptedConnection implements ScriptedWire {
     if (e === null) return '';
     return e.signal !== null ? ` (its process was killed by ${e.signal})` : ` (its process exited with code ${String(e.code)})`;
   }
+}
+
+/** The TCP endpoint: one accepted connection, its bytes cut into messages by `framer`. */
+export function tcpEndpoint(socket: Socket, log: WireLog, framer: { push(chunk: Buffer): FramedItem[] }): { endpoint: Endpoint; attach(conn: ScriptedConnection): void } {
+  socket.setNoDelay(true);
+  const endpoint: Endpoint = {
+    kind: 'tcp',
+    write: (data) => (socket.destroyed || !socket.writable ? Promise.resolve() : new Promise((resolve) => socket.write(data, () => resolve()))),
+    halfClose: () => (socket.destroyed ? Promise.resolve() : new Promise<void>((resolve) => socket.end(() => resolve()))),
+    close: () => socket.destroy(),
+  };
+  return {
+    endpoint,
+    attach: (conn) => {
+      socket.on('data', (chunk: Buffer) => conn.receive(framer.push(chunk)));
+      socket.on('end', () => conn.markEnded('the client closed its side of the connection (FIN)'));
+      socket.on('close', () => conn.markEnded());
+      socket.on('error', (e) => log.add('note', `connection error: ${e.message}`));
+    },
+  };
+}
+
+/**
+ * The UDP endpoint: the scripted side's bound socket. Datagrams go to where the client's last one
+ * came from, before the first to `initialTarget` (the port the client was told to bind).
+ */
+export function udpEndpoint(socket: DgramSocket, log: WireLog, maxBytes: number, initialTarget: { address: string; port: number }): { endpoint: Endpoint; attach(conn: ScriptedConnection): void } {
+  let target = initialTarget;
+  let closed = false;
+  const endpoint: Endpoint = {
+    kind: 'udp',
+    write: (data) =>
+      closed
+        ? Promise.resolve()
+        : new Promise((resolve) =>
+            socket.send(data, target.port, target.address, (e) => {
+              if (e) log.add('note', `send error: ${e.message}`);
+              resolve();
+            }),
+          ),
+    halfClose: () => Promise.resolve(),
+    close: () => {
+      if (closed) return;
+      closed = true;
+      socket.close();
+    },
+  };
+  return {
+    endpoint,
+    attach: (conn) => {
+      socket.on('message', (msg: Buffer, from) => {
+        if (from.port !== target.port || from.address !== target.address) {
+          log.add('note', `datagrams now from ${from.address}:${from.port}`);
+          target = { address: from.address, port: from.port };
+        }
+        conn.receive([msg.length > maxBytes ? { kind: 'overlong', bytes: msg.length } : { kind: 'line', line: msg.toString('utf8') }]);
+      });
+      socket.on('error', (e) => log.add('note', `socket error: ${e.message}`));
+    },
+  };
 }

@@ -4,6 +4,7 @@
  * against the client under test and judges what it sends. Games import only this file, never
  * src/conformance.
  */
+import type { FramedItem } from './framing.js';
 
 /** What the kit tells a student when a scenario fails: the rule, where it is written, what to do. */
 export interface Judgement {
@@ -27,6 +28,12 @@ export interface WireEntry {
  * The scripted server's side of one connection, as scripts use it. Every `withinMs` is nominal:
  * the runner multiplies it by `--timeout-scale`. A judgement fails by throwing ConformanceFailure
  * (the methods below do so themselves).
+ *
+ * Over UDP (GameConformance.transport) a "line" is one datagram: `send` writes each line as one
+ * datagram, exactly as given (no newline added; `splitAt` is not possible), `sendRaw` one datagram,
+ * to where the client's last datagram came from (before the first, to 127.0.0.1:{clientPort}).
+ * The connection "ends" when the client's process exits; `halfClose` only notes, `close` stops the
+ * scripted socket, and `expectClose` is not available (use `expectExit`).
  */
 export interface ScriptedWire {
   /** One write of these lines (each ends in `\n`); `splitAt` cuts the bytes into several writes `gapMs` apart. */
@@ -94,8 +101,21 @@ export interface ConformanceScenario extends Judgement {
 export interface GameConformance {
   /** The placeholders its client commands use, for the usage text. */
   placeholders: readonly string[];
-  /** A client line longer than this is a protocol violation of its own (the runner reports it). */
+  /** TCP (default): the client connects to `{host}:{port}`. UDP: the scripted side's socket is `{host}:{port}`. */
+  transport?: 'tcp' | 'udp';
+  /** A client line (UDP: datagram) longer than this is a protocol violation of its own (the runner reports it). */
   maxLineBytes: number;
+  /**
+   * TCP: how the client's bytes are cut into messages (each one is a "line" for expect/next), e.g.
+   * XML elements; default: `\n`-terminated lines of at most `maxLineBytes`.
+   */
+  framer?: () => { push(chunk: Buffer): FramedItem[] };
+  /**
+   * Placeholder values that depend on the addresses of a run: `port` is the scripted side's port,
+   * `clientPort` a free port on 127.0.0.1 the client may bind (e.g. Connect Four: `{port}` where
+   * the client listens, `{invite}` whom it invites). Overrides the defaults and the scenario's.
+   */
+  placeholdersFor?: (addresses: { host: string; port: number; clientPort: number }) => Readonly<Record<string, string>>;
   /** The line as the server reads it (e.g. `\r`, NULs and trailing blanks removed); null: ignored. */
   normalize?: (line: string) => string | null;
   scenarios: readonly ConformanceScenario[];

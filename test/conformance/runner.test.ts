@@ -86,4 +86,69 @@ describe('check-client runner', () => {
     expect(quits.status).toBe('fail');
     expect(quits.message).toBe('exited (code 4) before it connected');
   });
+
+  it('plays UDP: a datagram per line, replies go to the client\'s source, the end is the process exit, a framer cuts TCP', async () => {
+    // A UDP client: binds {clientPort}, says HELLO to {port}; answers ping with PONG; bye: exits 0.
+    const UDP = `
+const s = require('dgram').createSocket('udp4');
+s.bind(Number(process.argv[2]), '127.0.0.1', () => s.send('HELLO', Number(process.argv[1]), '127.0.0.1'));
+s.on('message', (m) => {
+  const t = String(m);
+  if (t === 'ping') s.send('PONG\\n', Number(process.argv[1]), '127.0.0.1');
+  if (t === 'big') s.send('x'.repeat(100), Number(process.argv[1]), '127.0.0.1');
+  if (t === 'bye') s.close(() => process.exit(0));
+});`;
+    const scenario = (steps: ConformanceStep[]): ConformanceScenario => ({ id: 'u', title: 'udp', rule: 'r', section: '§', hint: 'h', placeholders: {}, steps: () => steps });
+    const game = (s: ConformanceScenario): GameConformance => ({
+      placeholders: ['port', 'mine'],
+      transport: 'udp',
+      maxLineBytes: 64,
+      normalize: (l) => l.replace(/\n$/, ''),
+      placeholdersFor: ({ clientPort }) => ({ mine: String(clientPort) }),
+      scenarios: [s],
+    });
+    const command = ['node', '-e', UDP, '{port}', '{mine}'];
+    const ok = scenario([
+      { kind: 'expect', pattern: /^HELLO$/, withinMs: 5000, what: 'HELLO' },
+      { kind: 'send', lines: ['ping', 'ping'] },
+      { kind: 'expect', pattern: /^PONG$/, withinMs: 2000, what: 'PONG' },
+      { kind: 'expect', pattern: /^PONG$/, withinMs: 2000, what: 'the second PONG' },
+      { kind: 'send', lines: ['bye'] },
+      { kind: 'expectExit', withinMs: 2000, what: 'after bye', code: 0 },
+    ]);
+    const r = await runScenario('test', game(ok), ok, { command });
+    expect(r.message).toBeNull();
+    expect(r.wire.filter((e) => e.dir !== 'note').map((e) => `${e.dir} ${e.text}`)).toEqual(['received HELLO', 'sent ping', 'sent ping', 'received PONG\\x0a', 'received PONG\\x0a', 'sent bye']);
+    const big = scenario([
+      { kind: 'expect', pattern: /^HELLO$/, withinMs: 5000, what: 'HELLO' },
+      { kind: 'send', lines: ['big'] },
+      { kind: 'expect', pattern: /./, withinMs: 2000, what: 'an answer' },
+    ]);
+    const tooBig = await runScenario('test', game(big), big, { command });
+    expect(tooBig.status).toBe('fail');
+    expect(tooBig.message).toBe('expected an answer, but got a line of 100 bytes (the server reads at most 64)');
+    const gone = scenario([{ kind: 'expect', pattern: /^HELLO$/, withinMs: 5000, what: 'HELLO' }, { kind: 'send', lines: ['bye'] }, { kind: 'expect', pattern: /./, withinMs: 3000, what: 'a line' }]);
+    const ended = await runScenario('test', game(gone), gone, { command });
+    expect(ended.message).toBe('expected a line, but the client stopped (its process exited with code 0)');
+
+    // TCP with a framer: messages end at ';' instead of a newline.
+    const framed: ConformanceScenario = { ...scenario([{ kind: 'send', lines: ['twice'] }, { kind: 'expect', pattern: /^A\nB\n$/, withinMs: 2000, what: 'A and B' }]) };
+    let rest = '';
+    const semi: GameConformance = {
+      placeholders: ['port'],
+      maxLineBytes: 64,
+      framer: () => ({
+        push: (chunk) => {
+          rest += String(chunk);
+          const parts = rest.split(';');
+          rest = parts.pop()!;
+          return parts.map((line) => ({ kind: 'line' as const, line }));
+        },
+      }),
+      scenarios: [framed],
+    };
+    const SEMI = ECHO.replace("s.write('A\\nB\\n')", "s.write('A\\nB\\n;')");
+    const t = await runScenario('test', semi, framed, { command: ['node', '-e', SEMI, '{port}'] });
+    expect(t.message).toBeNull();
+  });
 });
