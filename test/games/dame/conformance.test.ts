@@ -4,7 +4,7 @@ import { runScenario, type ScenarioResult } from '../../../src/conformance/runne
 import { dameConformance } from '../../../src/games/dame/conformance/index.js';
 
 /**
- * The proof of the Dame check-client scenarios (docs/check-client.md): our own client passes all
+ * The proof of the Dame check-client scenarios (docs/check-client/dame.md): our own client passes all
  * of them; the plain JavaScript course client of the fixtures passes all of them too, and each of
  * its typical student bugs fails exactly the scenarios meant to catch it, while the scenarios
  * nearest to it (the same code path, done right by the scenario) still pass.

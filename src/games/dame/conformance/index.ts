@@ -7,7 +7,7 @@ import { DAME_JUDGEMENTS as J, GAME_ID, playerOf, runDameSession, type CutPoint,
 /**
  * `spielhalle check-client dame`: the scenarios a Dame client must pass, as data. Each names the
  * rule it checks (with the spec section) and a hint; `session` is the script the scripted server
- * plays (session.ts). docs/check-client.md lists them with the reasons.
+ * plays (session.ts). docs/check-client/dame.md lists them with the reasons.
  */
 
 interface DameScenario extends Judgement {
