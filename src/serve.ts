@@ -92,11 +92,13 @@ export async function serve(settings: Settings, only: readonly string[] = [], lo
     if (settings.web.enabled) {
       // Imported only now: fastify and its plugins are not needed to bind the game ports.
       const { createWebServer } = await import('./web/server.js');
+      const { checkClientView } = await import('./web/check-client-api.js');
+      const checkClient = GAMES.flatMap((g) => (g.conformance ? [checkClientView(g.name, g.conformance)] : []));
       const routes = running.flatMap(({ game, server }) => {
         const register = game.registerRoutes;
         return register ? [(app: FastifyInstance) => register(app, server, ctx)] : [];
       });
-      const web = createWebServer({ servers, store, log, host: settings.web.host, port: settings.web.port, routes, token: settings.web.token, tournaments: { dataDir: settings.dataDir, programs: settings.tournaments.programs } });
+      const web = createWebServer({ servers, store, log, host: settings.web.host, port: settings.web.port, routes, token: settings.web.token, tournaments: { dataDir: settings.dataDir, programs: settings.tournaments.programs }, checkClient });
       try {
         webPort = (await web.start()).port;
       } catch (err) {

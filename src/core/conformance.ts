@@ -101,6 +101,8 @@ export interface ConformanceScenario extends Judgement {
 export interface GameConformance {
   /** The placeholders its client commands use, for the usage text. */
   placeholders: readonly string[];
+  /** Our own client's command line with placeholders (after `--`), shown as a working example. */
+  example?: string;
   /** TCP (default): the client connects to `{host}:{port}`. UDP: the scripted side's socket is `{host}:{port}`. */
   transport?: 'tcp' | 'udp';
   /** A client line (UDP: datagram) longer than this is a protocol violation of its own (the runner reports it). */

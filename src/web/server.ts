@@ -17,6 +17,7 @@ import { newToken, redactToken, requireToken, type ReadOnlyRouteConfig } from '.
 import { trackServers } from './metrics.js';
 import { registerTournamentRoutes, type TournamentRoutesOptions } from './tournaments.js';
 import { spectate } from './spectate.js';
+import type { CheckClientView } from './check-client-api.js';
 import { defaultStaticDir, registerStatic } from './static.js';
 
 /**
@@ -44,6 +45,8 @@ export interface WebOptions {
   token?: string | undefined;
   /** The Tournaments page's settings (data dir, registered programs; tests: games). */
   tournaments?: Omit<TournamentRoutesOptions, 'store' | 'log'>;
+  /** What each game's "test your client" page shows (`spielhalle check-client`); default: none. */
+  checkClient?: readonly CheckClientView[];
 }
 
 export interface WebServer {
@@ -180,6 +183,13 @@ export function createWebServer(options: WebOptions): WebServer {
       const server = byGame.get(request.params.game);
       if (!server) return reply.code(404).send({ error: `unknown game: ${request.params.game}` });
       return reply.send({ info: safeInfo(server), snapshot: server.snapshot() });
+    });
+
+    const checkClient = new Map((options.checkClient ?? []).map((v) => [v.game, v]));
+    api.get<{ Params: { game: string } }>('/api/games/:game/check-client', (request, reply) => {
+      const view = checkClient.get(request.params.game);
+      if (!view) return reply.code(404).send({ error: `no check-client scenarios for ${request.params.game}` });
+      return reply.send(view);
     });
 
     api.get<{ Params: { game: string } }>('/api/games/:game/leaderboard', (request, reply) => {

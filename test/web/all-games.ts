@@ -6,6 +6,7 @@ import { silentLogger } from '../../src/core/log.js';
 import type { RecordStore } from '../../src/core/records.js';
 import { GAMES } from '../../src/games/registry.js';
 import { createWebServer, type WebServer } from '../../src/web/server.js';
+import { checkClientView } from '../../src/web/check-client-api.js';
 
 /**
  * Every game's real server on free loopback ports (no house bots) behind one dashboard, and a
@@ -26,6 +27,7 @@ export const PAGES = [
   '#/connect4',
   '#/dame',
   '#/ostseeschach',
+  '#/dame/check-client',
   '#/matches',
   '#/matches/no-such-match',
   '#/tournaments',
@@ -59,6 +61,7 @@ export async function openAllGames(store: RecordStore): Promise<AllGamesRig> {
       host: '127.0.0.1',
       port: 0,
       ...(process.env.DASHBOARD_DIST ? { staticDir: process.env.DASHBOARD_DIST } : {}),
+      checkClient: GAMES.flatMap((g) => (g.conformance ? [checkClientView(g.name, g.conformance)] : [])),
       routes: GAMES.flatMap((game, i) => {
         const register = game.registerRoutes;
         const server = servers[i]!;

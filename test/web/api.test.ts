@@ -9,6 +9,8 @@ import type { MatchDetail, MatchRecord } from '../../src/core/records.js';
 import { RecordStore } from '../../src/core/records.js';
 import type { MiaSnapshot } from '../../src/games/mia/snapshot.js';
 import { createWebServer, type WebServer } from '../../src/web/server.js';
+import { checkClientView, type CheckClientView } from '../../src/web/check-client-api.js';
+import { dameConformance } from '../../src/games/dame/conformance/index.js';
 import {
   FakeGameServer,
   fakeMia,
@@ -92,6 +94,7 @@ describe('web API', () => {
       host: '127.0.0.1',
       port: 0,
       staticDir,
+      checkClient: [checkClientView('dame', dameConformance)],
     });
     const { host, port } = await web.start();
     expect(host).toBe('127.0.0.1');
@@ -387,6 +390,19 @@ describe('web API', () => {
         rmSync(emptyDir, { recursive: true, force: true });
       }
     });
+  });
+
+  it("serves a game's check-client scenarios for its \"test your client\" page, 404 for a game without", async () => {
+    const response = await get('/api/games/dame/check-client');
+    expect(response.status).toBe(200);
+    const view = (await response.json()) as CheckClientView;
+    expect(view.game).toBe('dame');
+    expect(view.transport).toBe('tcp');
+    expect(view.usageArgs).toBe('check-client dame -- ./my-client {host} {port} {gameId} {player}');
+    expect(view.example).toMatch(/^spielhalle check-client dame -- spielhalle bot dame /);
+    expect(view.scenarios.map((s) => s.id)).toEqual(dameConformance.scenarios.map((s) => s.id));
+    expect(view.scenarios[0]).toEqual({ id: 'full-game', title: dameConformance.scenarios[0]!.title, rule: dameConformance.scenarios[0]!.rule, section: dameConformance.scenarios[0]!.section, hint: dameConformance.scenarios[0]!.hint });
+    expect((await get('/api/games/nosuchgame/check-client')).status).toBe(404);
   });
 
   it("serves a game's own routes beside the generic API and the dashboard", async () => {

@@ -1,6 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RecordStore } from '../../src/core/records.js';
+import { GAMES } from '../../src/games/registry.js';
 import { openAllGames, PAGES, type AllGamesRig } from './all-games.js';
 import { seedStore } from './fixtures.js';
 
@@ -87,4 +88,28 @@ describe('the dashboard in German and English', () => {
     expect(await missing(page)).toEqual([]);
     expect(errors).toEqual([]);
   });
+
+  it('links every game page to its "test your client" page, which lists the check-client scenarios', async () => {
+    const { page, errors } = await newPage('en-US');
+    const withScenarios = GAMES.filter((g) => g.conformance !== undefined);
+    expect(withScenarios.map((g) => g.name)).toContain('dame');
+    for (const game of GAMES) {
+      await page.goto(`${rig!.base}/#/${game.name}`);
+      await page.getByTestId('check-client-link').click();
+      await page.waitForURL(`**/#/${game.name}/check-client`);
+      const rows = page.getByTestId('check-client-scenarios').locator('tbody tr');
+      if (game.conformance) {
+        await rows.first().waitFor();
+        expect(await rows.count()).toBe(game.conformance.scenarios.length);
+        expect(await rows.first().locator('code').textContent()).toBe(game.conformance.scenarios[0]!.id);
+        expect(await page.getByTestId('check-client-usage').textContent()).toContain(`check-client ${game.name} -- ./my-client {host} {port}`);
+      } else {
+        await page.getByRole('alert').waitFor();
+      }
+    }
+    await page.goto(`${rig!.base}/#/dame/check-client`);
+    expect(await page.getByTestId('check-client-example').textContent()).toMatch(/^spielhalle check-client dame -- spielhalle bot dame /);
+    expect(await missing(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  }, 60_000);
 });

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { LANGUAGES, setLanguage, type Language } from './i18n/index.js';
 import { GenericLive } from './games/GenericLive.js';
 import { livePages } from './games/index.js';
+import { CheckClient } from './pages/CheckClient.js';
 import { MatchDetail } from './pages/MatchDetail.js';
 import { Matches } from './pages/Matches.js';
 import { Overview } from './pages/Overview.js';
@@ -45,7 +46,7 @@ export function App() {
             <a
               key={game}
               href={href.live(game)}
-              className={route.page === 'live' && route.game === game ? 'active' : undefined}
+              className={(route.page === 'live' || route.page === 'check-client') && route.game === game ? 'active' : undefined}
             >
               {t(labelKey)}
             </a>
@@ -106,8 +107,19 @@ function Page({ route }: { route: Route }) {
       return <MatchDetail key={route.id} id={route.id} />;
     case 'live': {
       const live = livePages.get(route.game);
-      return live ? <live.Page key={route.game} /> : <GenericLive key={route.game} game={route.game} />;
+      return (
+        <>
+          <p className="page-tools">
+            <a href={href.checkClient(route.game)} data-testid="check-client-link">
+              {t('checkClient.link')} →
+            </a>
+          </p>
+          {live ? <live.Page key={route.game} /> : <GenericLive key={route.game} game={route.game} />}
+        </>
+      );
     }
+    case 'check-client':
+      return <CheckClient key={route.game} game={route.game} />;
     case 'tournaments':
       return <Tournaments offset={route.offset} />;
     case 'tournament':

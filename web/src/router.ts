@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 
 /**
  * A hash router small enough to read: #/, #/matches[?game=&status=&player=&hour=&page=],
- * #/matches/<id>, #/<game>, #/tournaments[?offset=], #/tournaments/<id>[/entrants/<name>].
+ * #/matches/<id>, #/<game>, #/<game>/check-client, #/tournaments[?offset=], #/tournaments/<id>[/entrants/<name>].
  */
 
 /** The Matches page's filters; `status` 'any' lists every status, `hour` is an hour's start (ms). */
@@ -27,6 +27,7 @@ export type Route =
   | { page: 'matches'; filters: MatchFilters }
   | { page: 'match'; id: string }
   | { page: 'live'; game: string }
+  | { page: 'check-client'; game: string }
   | { page: 'tournaments'; offset: number }
   | { page: 'tournament'; id: string }
   | { page: 'entrant'; id: string; name: string }
@@ -69,6 +70,8 @@ export function parseRoute(hash: string): Route {
   }
   if (parts.length === 1 && parts[0] && /^[a-z0-9_-]+$/i.test(parts[0]))
     return { page: 'live', game: parts[0] };
+  if (parts.length === 2 && parts[0] && /^[a-z0-9_-]+$/i.test(parts[0]) && parts[1] === 'check-client')
+    return { page: 'check-client', game: parts[0] };
   return { page: 'not-found', path };
 }
 
@@ -88,6 +91,7 @@ export const href = {
   },
   match: (id: string) => `#/matches/${encodeURIComponent(id)}`,
   live: (game: string) => `#/${encodeURIComponent(game)}`,
+  checkClient: (game: string) => `#/${encodeURIComponent(game)}/check-client`,
   tournaments: (offset = 0) => (offset > 0 ? `#/tournaments?offset=${offset}` : '#/tournaments'),
   tournament: (id: string) => `#/tournaments/${encodeURIComponent(id)}`,
   entrant: (id: string, name: string) =>

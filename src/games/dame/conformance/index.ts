@@ -228,6 +228,7 @@ export const DAME_SCENARIOS: readonly DameScenario[] = [
 
 export const dameConformance: GameConformance = {
   placeholders: ['host', 'port', 'gameId', 'player'],
+  example: 'spielhalle bot dame --host {host} --port {port} -g {gameId} -p {player} --bot random',
   maxLineBytes: MAX_LINE_BYTES,
   normalize: (line) => {
     const n = normalizeLine(line);
