@@ -3,6 +3,7 @@ import { guard } from '../../core/guard.js';
 import type { Stoppable } from '../../core/lifecycle.js';
 import type { GameModule, ServeContext } from '../types.js';
 import { registerCatanBotCommand } from './commands.js';
+import { catanConformance } from './conformance/index.js';
 import { houseBotSeats, houseLineUp } from './house-games.js';
 import { verifyCatanMatch } from './replay.js';
 import { CatanServer } from './server.js';
@@ -99,4 +100,5 @@ export const catan: GameModule = {
   },
   verify: verifyCatanMatch,
   tournament: catanTournament,
+  conformance: catanConformance,
 };

@@ -1,0 +1,476 @@
+import type { Judgement, ScriptedWire } from '../../../core/conformance.js';
+import { systemClock } from '../../../core/clock.js';
+import { silentLogger } from '../../../core/log.js';
+import { Rng } from '../../../core/rng.js';
+import type { CatanBot } from '../bots/bot.js';
+import { randomBot } from '../bots/strategies.js';
+import { weightedBot } from '../bots/weighted.js';
+import { censorEvent } from '../events.js';
+import type { BotSeat } from '../house-bot.js';
+import { Hall } from '../lobby.js';
+import type { Match, Peer } from '../match.js';
+import { TEXT } from '../messages.js';
+import { MELDUNG_SERVER, Outgoing, parseClient, type ClientMessage, type ServerMessage } from '../protocol.js';
+import { apply, type Action, type ActionType, type State, type Status } from '../rules/index.js';
+import type { Session } from '../session.js';
+
+/**
+ * One scripted Catan game over protocol 0.3, played by our own server code: the hall of lobby.ts
+ * (handshake, lobby, start), a `Match` under the real rules core, our house bots in the other
+ * seats, and every line spelled by protocol.ts exactly as our server writes it. The client under
+ * test sits in the seat of a TCP connection; the script stands between it and the hall, and where
+ * the scenario says so it fixes the dice, writes the lines cut, joined or slowly, refuses one of
+ * the client's messages with a `Fehler`, or ends the game (or the connection) at a chosen point.
+ */
+
+/** D10: our server's per-decision timeout in games of AI clients and bots. */
+export const DECISION_MS = 10_000;
+/** How long a client may take to close and exit after the end of the game or of the connection. */
+export const EXIT_MS = 3000;
+/** A client that repeats a refused message unchanged this often is in a loop. */
+const MAX_SAME_REFUSALS = 3;
+/** Real `Fehler` (not scripted ones) a client may collect in one scenario. */
+const MAX_REFUSALS = 5;
+const POLL_MS = 5;
+
+/** What the client owes, by its own status (spec §2.4). */
+const ACTING: ReadonlySet<Status> = new Set<Status>(['Dorf bauen', 'Strasse bauen', 'Wuerfeln', 'Karten wegen Raeuber abgeben', 'Raeuber versetzen', 'Handeln oder Bauen']);
+
+/**
+ * Where the game ends or the connection closes:
+ * - `hallo`: in answer to the client's Hallo (`Fehler` "Spiel ist voll", then the close, as a full server does);
+ * - `lobby`: after the OK to the client's Spiel starten (the lobby closes: `Spiel beendet` without `Sieger`);
+ * - `request`: in the same write as the nth Statusupdate that asks the client to act;
+ * - `thinking`: 50 ms after that Statusupdate, while the client decides;
+ * - `ok`: in the same write as the OK to the client's nth action in the game.
+ */
+export type CutPoint = 'hallo' | 'lobby' | 'request' | 'thinking' | 'ok';
+
+/** `lost`: another player's connection is lost (D9); `stop`: the server stops; `close`: the connection closes without a line. */
+export type CutEnd = 'lost' | 'stop' | 'close';
+
+/** The kind of client message a scenario refuses. */
+export type Refusable = 'player' | 'startGame' | 'setupSettlement' | 'setupRoad' | ActionType;
+
+export interface CatanSession {
+  /** 3 or 4 players; the client and house bots. */
+  players?: 3 | 4;
+  /** The client's place in the turn order (0: it begins). */
+  seat?: number;
+  /** The house bots' strategy: baseline R (default) or the rule-based bot that trades and buys cards. */
+  opponents?: 'random' | 'weighted';
+  /** The bots' names (the first ones; else the hall's). */
+  names?: readonly string[];
+  /** Dice: `fair` (the rules' RNG), `seven-for-client` (7 once the client holds 8 or more), `seven-against-client` (an opponent's first roll is a 7 and its robber goes onto the client's field), `seven-by-client` (the client's first roll is a 7). */
+  dice?: 'fair' | 'seven-for-client' | 'seven-against-client' | 'seven-by-client';
+  /** How lines are written: per step (as our server), cut into three pieces, several steps in one write, or line by line. */
+  writes?: 'steps' | 'split' | 'coalesced' | 'slow';
+  slowLineMs?: number;
+  /** D10 timeout of the game. */
+  decisionMs?: number;
+  /** The game ends (another player's connection is lost) after this many actions of the client in the game; default: play to the end. */
+  clientActions?: number;
+  /** After the game started, an opponent sends this chat. */
+  chat?: string;
+  /** An opponent offers the client a trade (`Handel anbieten`) in each of its turns. */
+  offers?: boolean;
+  cut?: { at: CutPoint; nth?: number; then: CutEnd };
+  /** The nth (from 0) message of this kind gets `Fehler` with `meldung`; `sticky`: the same message again gets it again. */
+  refuse?: { kind: Refusable; nth?: number; meldung: string; sticky?: boolean };
+  /** The game must contain this, or the scenario could not show what it is about (an error of the kit, not of the client). */
+  needs?: 'discard' | 'robbed' | 'refusal' | 'ownRobber';
+}
+
+export const CATAN_JUDGEMENTS = {
+  hello: {
+    rule: 'Answer the server’s Hallo with Hallo, then send Spieler (name and colour), then Spiel starten after its OK',
+    section: 'spec §2.5 (handshake, lobby), §5',
+    hint: 'Read the server’s Hallo first; send Spieler only after Willkommen, Spiel starten only after the OK to Spieler.',
+  },
+  message: {
+    rule: 'Send one JSON object per line with exactly one key, a message type of the spec, and all its fields',
+    section: 'spec §2.1, §2.5; D13',
+    hint: 'Spell types and keys exactly as the spec does (ASCII: Wuerfeln, Raeuber versetzen, Handel abschliessen) and end each object with \\n.',
+  },
+  act: {
+    rule: 'Act when a Statusupdate gives you an acting status, with an action that status allows, within the decision time (10 s)',
+    section: 'spec §2.4, §2.5; D10',
+    hint: 'Follow your own Statusupdates, not OKs: Dorf bauen, Strasse bauen, Wuerfeln, Karten wegen Raeuber abgeben, Raeuber versetzen and Handeln oder Bauen each ask for an action.',
+  },
+  legal: {
+    rule: 'Send only actions the rules allow now: the server refuses others with Fehler',
+    section: 'spec §2.5, §3',
+    hint: 'Keep your view of the board from Bauvorgang, Raeuber versetzt and the Statusupdates, and check each action against it.',
+  },
+  discard: {
+    rule: 'After a 7, a player with more than 7 cards discards exactly half of them, rounded down (Karten abgeben)',
+    section: 'spec §2.4, §2.5, §2.7 (Wuerfeln, 7), §3',
+    hint: 'Count your own cards from your own Statusupdate (all five keys) and give back floor(n/2); the server waits for nobody else.',
+  },
+  fehler: {
+    rule: 'Fehler refuses one message and changes nothing: keep going, and do not send the refused message again unchanged',
+    section: 'spec §2.5 (Fehler), §3 (errors)',
+    hint: 'After a Fehler your status is still the same: choose another action (another place, another colour, end the turn) or the same only if the state changed.',
+  },
+  end: {
+    rule: 'After Spiel beendet send nothing more, close the connection and exit with code 0',
+    section: 'spec §2.5 (Spiel beendet), D8, D9',
+    hint: 'Spiel beendet may come at any point, also while you owe an action or think: check every message you read for it.',
+  },
+  closed: {
+    rule: 'When the server closes the connection, exit (any exit code, no hang)',
+    section: 'spec §2.1; D8, D9',
+    hint: 'A read of 0 bytes (end of file) means the server is gone: stop and exit.',
+  },
+  running: {
+    rule: 'Stay connected until the game is over (Spiel beendet)',
+    section: 'spec §2.1, §2.5; D9',
+    hint: 'A client that leaves a running game ends it for everyone (D9): look at what made yours stop.',
+  },
+} satisfies Record<string, Judgement>;
+const J = CATAN_JUDGEMENTS;
+
+/** The client's seat: a peer of the hall like a TCP connection; lines queue here until the script writes them. */
+class ClientPeer implements Peer {
+  readonly conn = 'check-client';
+  matchId: string | null = null;
+  readonly queue: { line: string; message: ServerMessage }[] = [];
+  ended = false;
+
+  deliver(out: Outgoing): void {
+    if (!this.ended) this.queue.push({ line: out.line, message: out.message });
+  }
+
+  end(): void {
+    this.ended = true;
+  }
+}
+
+/** An opponent: a house bot's strategy, which in the robber scenario robs the client whenever it can. */
+function opponent(kind: 'random' | 'weighted', robClient: () => number | null): (seed: string) => CatanBot {
+  return (seed) => {
+    const inner = kind === 'weighted' ? weightedBot(seed, { trades: true }) : randomBot(seed);
+    return {
+      strategy: inner.strategy,
+      decide: (ctx) => {
+        const victim = robClient();
+        if (victim !== null) {
+          const rob = ctx.legal.actions.find((a) => (a.type === 'moveRobber' || a.type === 'playKnight') && a.victim === victim);
+          if (rob) return rob;
+        }
+        return inner.decide(ctx);
+      },
+    };
+  };
+}
+
+const cards = (r: Readonly<Record<string, number>>): number => Object.values(r).reduce((a, b) => a + b, 0);
+
+function kindOf(m: ClientMessage, status: Status | null): Refusable | null {
+  if (m.type === 'player' || m.type === 'startGame') return m.type;
+  if (m.type !== 'action') return null;
+  if (m.action.type === 'build' && status === 'Dorf bauen') return 'setupSettlement';
+  if (m.action.type === 'build' && status === 'Strasse bauen') return 'setupRoad';
+  return m.action.type;
+}
+
+export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promise<void> {
+  return async (wire) => {
+    const players = o.players ?? 3;
+    const seat = o.seat ?? 0;
+    const writes = o.writes ?? 'steps';
+    const peer = new ClientPeer();
+    const rng = Rng.seeded('check-client/dice');
+    let state: State | null = null;
+    let me: number | null = null;
+    let sevens = 0;
+    const seen = { discard: false, robbed: false, refusal: false, ownRobber: false };
+    const robbing = (): number | null => (o.dice === 'seven-against-client' && !seen.robbed ? me : null);
+    const decisionMs = o.decisionMs ?? DECISION_MS;
+    const hall = new Hall({
+      seed: 'check-client',
+      clock: systemClock,
+      log: silentLogger,
+      store: null,
+      turnTimeoutMs: decisionMs,
+      aiTurnTimeoutMs: decisionMs,
+      botFillMs: null,
+      maxGames: 4,
+      maxLobbiesPerHost: 0,
+      idleLobbyTimeoutMs: null,
+      houseBot: { thinkMs: 0, exactLegal: true, strategy: opponent(o.opponents ?? 'random', robbing), clock: systemClock, log: silentLogger, store: null },
+      censor: censorEvent,
+      sameForOthers: true,
+      publish: () => undefined,
+      // The client joined first: it takes the place `seat` in the turn order.
+      order: (ids) => [...ids.slice(1, seat + 1), ids[0]!, ...ids.slice(seat + 1)],
+      dice: () => roll(),
+      onStep: (_id, step) => {
+        state = step.state;
+        for (const e of step.events) {
+          if (e.type === 'robberMoved' && e.victim === me && e.player !== me) seen.robbed = true;
+          if (e.type === 'robberMoved' && e.player === me) seen.ownRobber = true;
+        }
+      },
+    });
+
+    /** The dice the scenario needs (a fair roll otherwise, never from the client's view). */
+    const roll = (): readonly [number, number] | undefined => {
+      const s = state as State | null;
+      if (s === null || o.dice === undefined || o.dice === 'fair') return undefined;
+      const roller = s.players[s.turn]!;
+      const mine = s.players.find((p) => p.id === me);
+      const seven = (): readonly [number, number] => {
+        sevens++;
+        return [3, 4];
+      };
+      if (o.dice === 'seven-against-client' && roller.id !== me && sevens === 0) return seven();
+      if (o.dice === 'seven-by-client' && roller.id === me && sevens === 0) return seven();
+      if (o.dice === 'seven-for-client' && mine !== undefined) {
+        if (!seen.discard && cards(mine.resources) >= 8) return seven();
+        // The roll that pays the client most, so that it soon holds 8 cards.
+        let best: readonly [number, number] = [1, 1];
+        let most = -1;
+        for (let a = 1; a <= 6; a++)
+          for (const b of [1, 2, 3, 4, 5, 6]) {
+            if (a + b === 7) continue;
+            const next = apply(s, roller.id, { type: 'roll', dice: [a, b] });
+            const got = next.ok ? cards(next.value.state.players.find((p) => p.id === me)!.resources) : -1;
+            if (got > most || (got === most && rng.int(0, 1) === 0)) [best, most] = [[a, b], got];
+          }
+        return best;
+      }
+      // Fair, but no 7 (the 7 is the scenario's own).
+      for (;;) {
+        const d: readonly [number, number] = [rng.int(1, 6), rng.int(1, 6)];
+        if (d[0] + d[1] !== 7) return d;
+      }
+    };
+
+    const session: Session = hall.connect(peer, 'check-client', 'human', null, null);
+    let status: Status | null = null;
+    let requests = 0;
+    let oks = 0;
+    let inGame = false;
+    let gameOverSent = false;
+    let refusals = 0;
+    let lastRefused: string | null = null;
+    let sameRefused = 0;
+    let refusedCount = 0;
+    const counts = new Map<Refusable, number>();
+    let pendingCut: { then: CutEnd; delayMs: number } | null = null;
+    let chatted = false;
+    let offeredIn = -1;
+    let closedBare = false;
+
+    const matchOf = (): Match | null => session.match;
+    const opponentId = (): number | null => matchOf()?.players.find((p) => p.id !== me)?.id ?? null;
+
+    const end = (then: CutEnd): void => {
+      if (then === 'close') {
+        closedBare = true;
+        peer.end();
+        return;
+      }
+      const match = matchOf();
+      if (match === null) {
+        // In the lobby or the handshake: what the hall does to a lobby that closes.
+        peer.deliver(new Outgoing({ type: 'gameOver', message: TEXT.idleLobby }));
+        peer.end();
+        hall.disconnected(session);
+      } else if (then === 'stop') match.stop();
+      else {
+        const other = opponentId();
+        if (other !== null) match.disconnect(other);
+      }
+    };
+
+    /** Looks at what the client is about to read: its own status, requests to act, the cut points. */
+    let scanned = 0;
+    const scan = (): void => {
+      for (let i = scanned; i < peer.queue.length; i++) {
+        const m = peer.queue[i]!.message;
+        if (m.type === 'welcome') me = m.id;
+        if (m.type === 'gameStarted') inGame = true;
+        if (m.type === 'gameOver') gameOverSent = true;
+        if (m.type === 'status' && m.player.id === me) {
+          const was = status;
+          status = m.player.status;
+          if (status === 'Karten wegen Raeuber abgeben') seen.discard = true;
+          if (ACTING.has(status) && (was !== status || !inGame)) {
+            const n = requests++;
+            if (o.cut && (o.cut.at === 'request' || o.cut.at === 'thinking') && (o.cut.nth ?? 0) === n && pendingCut === null)
+              pendingCut = { then: o.cut.then, delayMs: o.cut.at === 'thinking' ? 50 : 0 };
+          }
+        }
+      }
+      scanned = peer.queue.length;
+    };
+
+    const write = async (lines: string[]): Promise<void> => {
+      if (writes === 'slow') {
+        for (const line of lines) {
+          await wire.delay(o.slowLineMs ?? 20);
+          await wire.send([line]);
+        }
+      } else if (writes === 'split') {
+        const bytes = Buffer.byteLength(lines.map((l) => `${l}\n`).join(''));
+        // At the first byte, in the middle (often inside a line), and right before the last `\n`.
+        await wire.send(lines, { splitAt: [1, Math.floor(bytes / 2), bytes - 1] });
+      } else await wire.send(lines);
+    };
+
+    /** Writes what the client has to read; true once the game or the connection is over. */
+    const flush = async (): Promise<boolean> => {
+      if (writes === 'coalesced' && peer.queue.length > 0 && !peer.ended) await wire.delay(40);
+      while (peer.queue.length > 0 || (pendingCut !== null && !peer.ended)) {
+        scan();
+        if (pendingCut !== null && pendingCut.delayMs === 0) {
+          const cut = pendingCut;
+          pendingCut = null;
+          wire.note(`the scenario ends the game here (${cut.then})`);
+          end(cut.then);
+          scan();
+        }
+        const lines = peer.queue.splice(0).map((q) => q.line);
+        scanned = 0;
+        if (lines.length > 0) await write(lines);
+        if (pendingCut !== null && pendingCut.delayMs > 0) {
+          const cut = pendingCut;
+          pendingCut = null;
+          await wire.delay(cut.delayMs);
+          wire.note(`the scenario ends the game ${cut.delayMs} ms after the request (${cut.then})`);
+          end(cut.then);
+          scan();
+        }
+      }
+      return peer.ended;
+    };
+
+    const finish = async (): Promise<void> => {
+      await wire.halfClose();
+      wire.takeCrossed();
+      if (closedBare || !gameOverSent) {
+        await wire.expectClose(EXIT_MS, 'after the server closed the connection', J.closed);
+        await wire.expectExit(EXIT_MS, 'after the server closed the connection', { judgement: J.closed });
+      } else {
+        await wire.expectClose(EXIT_MS, 'after Spiel beendet (the server closes the connection)', J.end);
+        await wire.expectExit(EXIT_MS, 'after Spiel beendet', { code: 0, judgement: J.end });
+      }
+    };
+
+    /** House bots, chat and trade offers: what the others do, through the hall and the match as their own messages would. */
+    const others = (): void => {
+      if (session.id !== null && session.lobby !== null && session.lobby.members.length + session.lobby.reserved < players) {
+        const seats: BotSeat[] = (o.names ?? []).map((name) => ({ name }));
+        hall.addBots(session.lobby, players, seats);
+      }
+      const match = matchOf();
+      const s = state as State | null;
+      if (match === null || s === null || match.over) return;
+      if (o.chat !== undefined && !chatted) {
+        chatted = true;
+        const other = opponentId();
+        if (other !== null) match.receive(other, { type: 'chat', text: o.chat });
+      }
+      const active = s.players[s.turn]!;
+      if (o.offers === true && active.id !== me && active.status === 'Handeln oder Bauen' && offeredIn !== s.turnNumber) {
+        offeredIn = s.turnNumber;
+        const give = (['Holz', 'Lehm', 'Wolle', 'Getreide', 'Erz'] as const).find((r) => active.resources[r] > 0);
+        const want = (['Erz', 'Getreide', 'Wolle', 'Lehm', 'Holz'] as const).find((r) => r !== give);
+        if (give !== undefined && want !== undefined)
+          match.receive(active.id, { type: 'action', action: { type: 'offerTrade', offer: { [give]: 1 }, request: { [want]: 1 } } });
+      }
+    };
+
+    const refuse = (line: string, m: ClientMessage): boolean => {
+      const r = o.refuse;
+      if (!r) return false;
+      const kind = kindOf(m, status);
+      if (r.sticky === true && lastRefused === line) {
+        sameRefused++;
+        if (sameRefused >= MAX_SAME_REFUSALS) wire.fail(`sent "${line}" ${sameRefused + 1} times although the server refused it each time`, J.fehler);
+      } else {
+        if (kind !== r.kind) return false;
+        const n = counts.get(kind) ?? 0;
+        counts.set(kind, n + 1);
+        if (n !== (r.nth ?? 0)) return false;
+        lastRefused = r.sticky === true ? line : null;
+        sameRefused = 0;
+      }
+      seen.refusal = true;
+      refusedCount++;
+      wire.note(`the scenario refuses this ${kind ?? 'message'} with Fehler "${r.meldung}"`);
+      peer.deliver(new Outgoing({ type: 'error', message: r.meldung }));
+      return true;
+    };
+
+    try {
+      for (;;) {
+        others();
+        if (await flush()) return await finish();
+        if (o.needs !== undefined && !seen[o.needs] && oks >= 4 * (o.clientActions ?? Infinity) + 20) {
+          throw new Error(`the scripted game did not reach what the scenario needs (${o.needs}); try again`);
+        }
+        const match = matchOf();
+        const mine = match?.tally().find((t) => t.id === me);
+        if (mine !== undefined && mine.timeouts > 0)
+          wire.fail(`did not act within ${decisionMs} ms in status "${status ?? '?'}": the server acted for it (D10)`, J.act);
+        const t0 = Date.now();
+        const line = await wire.next(POLL_MS);
+        if (line === null) {
+          if (Date.now() - t0 < POLL_MS / 2 && peer.queue.length === 0)
+            await wire.expect(/[\s\S]*/, 0, inGame ? `an action or nothing (status "${status ?? '?'}")` : 'the handshake', J.running);
+          continue;
+        }
+        let value: unknown;
+        try {
+          value = JSON.parse(line);
+        } catch {
+          return wire.fail(`sent "${line}", which is not a JSON object: the server answers Fehler "${MELDUNG_SERVER.invalidMessage}"`, J.message);
+        }
+        const parsed = parseClient(value);
+        if (!parsed.ok) return wire.fail(`sent "${line}": the server answers Fehler "${MELDUNG_SERVER.invalidMessage}" (${parsed.error.detail})`, J.message);
+        const m = parsed.value;
+        if (m.type === 'action' && m.action.type === 'discard' && state !== null) {
+          const s = state as State;
+          const i = s.players.findIndex((p) => p.id === me);
+          const owed = i >= 0 ? (s.discards[i] ?? 0) : 0;
+          const given = cards(m.action.cards as Record<string, number>);
+          if (owed > 0 && given !== owed && o.refuse?.kind !== 'discard')
+            wire.fail(`discarded ${given} cards, but holds ${cards(s.players[i]!.resources)} and owes ${owed}`, J.discard);
+        }
+        if (refuse(line, m)) continue;
+        if (o.cut?.at === 'hallo' && m.type === 'hello') {
+          wire.note('the server is full');
+          peer.deliver(new Outgoing({ type: 'error', message: MELDUNG_SERVER.gameFull }));
+          if (o.cut.then === 'close') closedBare = true;
+          peer.end();
+          continue;
+        }
+        const from = peer.queue.length;
+        hall.receive(session, m);
+        const answers = peer.queue.slice(from).map((q) => q.message);
+        const refused = answers.find((a) => a.type === 'error');
+        if (refused !== undefined && refused.type === 'error') {
+          refusals++;
+          wire.note(`our server refuses it: Fehler "${refused.message}"`);
+          if (refusals > MAX_REFUSALS) wire.fail(`the server refused ${refusals} of its messages (the last: "${line}", ${refused.message})`, J.legal);
+        }
+        const ok = answers.some((a) => a.type === 'answer' && a.text === 'OK');
+        if (ok && m.type === 'startGame' && o.cut?.at === 'lobby') pendingCut = { then: o.cut.then, delayMs: 0 };
+        if (ok && m.type === 'action') {
+          const n = oks++;
+          if (o.cut?.at === 'ok' && (o.cut.nth ?? 0) === n) pendingCut = { then: o.cut.then, delayMs: 0 };
+          else if (o.clientActions !== undefined && oks >= o.clientActions && (o.needs === undefined || seen[o.needs])) {
+            wire.note(`${oks} actions of the client: the game ends (another player's connection is lost)`);
+            pendingCut = { then: 'lost', delayMs: 0 };
+          }
+        }
+      }
+    } finally {
+      hall.stop();
+      if (refusedCount > 0) wire.note(`${refusedCount} message(s) refused by the scenario`);
+    }
+  };
+}
