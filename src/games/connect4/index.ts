@@ -11,6 +11,7 @@ import { Connect4Engine } from './engine.js';
 import { Connect4Hub } from './hub.js';
 import { HouseAdmission, SparringScheduler, sparringRotation } from './house.js';
 import { AutoPlayer } from './peer.js';
+import { connect4Conformance } from './conformance/index.js';
 import { registerConnect4Routes } from './routes.js';
 import { fromMoves, status } from './rules.js';
 import { registerSolveCommand } from './solve-command.js';
@@ -272,4 +273,5 @@ export const connect4: GameModule = {
   },
   verify,
   tournament: connect4Tournament,
+  conformance: connect4Conformance,
 };
