@@ -58,6 +58,13 @@ export interface ClientOutcome {
 }
 
 export const DEFAULT_BUDGET_MS = 1700;
+/**
+ * The longest server packet our client reads. Not the server's 64 Ki limit for client packets: a
+ * result names both players, and an administrator's prepare may carry display names of nearly
+ * 64 Ki characters between them, so a result can be longer than that (check-client
+ * `large-messages`). The server is the side we trust; this only bounds a broken stream.
+ */
+export const MAX_SERVER_PACKET_CHARS = 1024 * 1024;
 /** After our goodbye, the server has this long to close before we do. */
 const GOODBYE_MS = 2000;
 
@@ -84,7 +91,7 @@ export class OstseeschachClient {
 
   constructor(private readonly o: OstseeschachClientOptions) {
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
-    this.parser = new XmlStreamParser(o.limits);
+    this.parser = new XmlStreamParser({ maxPacketChars: MAX_SERVER_PACKET_CHARS, ...o.limits });
     this.log = connectionLogger(o.log ?? silentLogger, { game: 'ostseeschach', conn: `${o.host}:${o.port}` });
     this.rng = Rng.seeded(o.seed ?? 'ostseeschach-client');
   }
