@@ -1,6 +1,7 @@
 import type { GameServer } from '../../core/game-server.js';
 import type { GameCommands, GameModule, ServeContext } from '../types.js';
 import { registerOstseeschachBotCommand } from './commands.js';
+import { ostseeschachConformance } from './conformance/index.js';
 import { startHouseGames } from './house.js';
 import { verifyOstseeschachMatch } from './replay.js';
 import { OstseeschachServer } from './server.js';
@@ -50,4 +51,5 @@ export const ostseeschach: GameModule = {
   registerRoutes: (app, _server, ctx) => registerOstseeschachWebRoutes(app, ctx.store),
   verify: verifyOstseeschachMatch,
   tournament: ostseeschachTournament,
+  conformance: ostseeschachConformance,
 };
