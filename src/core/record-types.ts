@@ -138,3 +138,20 @@ export interface TournamentMatchRecord {
   /** How often it was started (more than once after a crash or stop cut it off). */
   attempts: number;
 }
+
+/** The filters of a match listing (RecordStore.listMatches and its backends). */
+export interface ListOptions {
+  game?: string | undefined;
+  /** Leave out the matches of this game (the dashboard lists Mia's many rounds per hour instead). */
+  notGame?: string | undefined;
+  status?: MatchStatus | undefined;
+  /** Only matches with a seat of this name. */
+  player?: string | undefined;
+  limit?: number | undefined;
+  /** Skip this many of the matches found (paging). */
+  offset?: number | undefined;
+  /** Started before this (ms since epoch). */
+  before?: number | undefined;
+  /** Started at or after this (ms since epoch). */
+  since?: number | undefined;
+}

@@ -3,9 +3,22 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { deflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { CRASH, SERVER_STOPPED } from './guard.js';
+import {
+  TOURNAMENT_SELECT,
+  TOURNAMENT_TABLES,
+  listFilter,
+  packWire,
+  toTournament,
+  toTournamentMatch,
+  unpackWire,
+  WireGatherer,
+  type MatchRow,
+  type TournamentMatchRow,
+  type TournamentRow,
+} from './record-rows.js';
 
 /**
  * The record store: every match (a Mia round, a Dame game, ...) with its seats, events, result and
@@ -18,6 +31,7 @@ import { CRASH, SERVER_STOPPED } from './guard.js';
 
 import type {
   HourGroup,
+  ListOptions,
   MatchDetail,
   MatchRecord,
   MatchStatus,
@@ -33,6 +47,7 @@ import type {
 export type {
   EventRecord,
   HourGroup,
+  ListOptions,
   MatchDetail,
   MatchRecord,
   MatchStatus,
@@ -86,21 +101,6 @@ export class StoreLockedError extends Error {
   override readonly name = 'StoreLockedError';
 }
 
-export interface ListOptions {
-  game?: string | undefined;
-  /** Leave out the matches of this game (the dashboard lists Mia's many rounds per hour instead). */
-  notGame?: string | undefined;
-  status?: MatchStatus | undefined;
-  /** Only matches with a seat of this name. */
-  player?: string | undefined;
-  limit?: number | undefined;
-  /** Skip this many of the matches found (paging). */
-  offset?: number | undefined;
-  /** Started before this (ms since epoch). */
-  before?: number | undefined;
-  /** Started at or after this (ms since epoch). */
-  since?: number | undefined;
-}
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE matches (
@@ -153,48 +153,11 @@ const MIGRATIONS: readonly string[] = [
   // Nothing read the wire log by connection, and that index cost 40 % of every wire insert.
   `DROP INDEX IF EXISTS wire_conn;`,
   // Tournaments (issue #17). Plain SQL that PostgreSQL runs as well (#19): JSON in TEXT, 0/1 flags.
-  `CREATE TABLE tournaments (
-     id TEXT PRIMARY KEY,
-     name TEXT NOT NULL,
-     game TEXT NOT NULL,
-     format TEXT NOT NULL,
-     spec TEXT NOT NULL,
-     source TEXT,
-     status TEXT NOT NULL,
-     created_at BIGINT NOT NULL,
-     updated_at BIGINT NOT NULL,
-     finished_at BIGINT,
-     note TEXT
-   );
-   CREATE INDEX tournaments_created ON tournaments (created_at DESC);
-   CREATE TABLE tournament_matches (
-     tournament_id TEXT NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
-     id TEXT NOT NULL,
-     round INTEGER NOT NULL,
-     match_index INTEGER NOT NULL,
-     seats TEXT NOT NULL,
-     seed BIGINT NOT NULL,
-     bye INTEGER NOT NULL,
-     status TEXT NOT NULL,
-     result TEXT,
-     records TEXT NOT NULL,
-     output TEXT NOT NULL,
-     started_at BIGINT,
-     ended_at BIGINT,
-     worker TEXT,
-     attempts INTEGER NOT NULL,
-     finish_seq INTEGER,
-     PRIMARY KEY (tournament_id, id)
-   );
-   CREATE INDEX tournament_matches_order ON tournament_matches (tournament_id, round, match_index);`,
+  TOURNAMENT_TABLES,
 ];
 
 /** The schema version that has the tournament tables (a read-only store of an older file has none). */
 const TOURNAMENT_SCHEMA = 3;
-
-/** At most this many wire messages go into one packed row, and they wait at most this long. */
-const WIRE_PACK = 256;
-const WIRE_PACK_MS = 5000;
 
 /** One queued write: a statement name and its parameters. */
 type Op = [keyof typeof SQL, ...(string | number | null | Uint8Array)[]];
@@ -257,8 +220,7 @@ export class RecordStore {
   private readonly done = new Int32Array(new SharedArrayBuffer(4));
   private sent = 0;
   /** Wire messages of running matches not yet packed into a row. */
-  private readonly pendingWire = new Map<string, { game: string; entries: { conn: string; at: number; dir: 'in' | 'out'; data: string }[] }>();
-  private packTimer: NodeJS.Timeout | null = null;
+  private readonly wire = new WireGatherer((matchId, game, entries) => this.addWireBatch(matchId, game, entries));
   /** Drains under way: the writer stays referenced (keeps the process alive) while any waits. */
   private draining = 0;
 
@@ -413,7 +375,7 @@ export class RecordStore {
 
   /** Hands what is queued to the writer (or writes it here, for an in-memory store). */
   private send(close = false): void {
-    if (this.pendingWire.size > 0) this.packAll();
+    if (this.wire.size > 0) this.wire.packAll();
     if (this.timer !== null) {
       clearTimeout(this.timer);
       this.timer = null;
@@ -502,7 +464,7 @@ export class RecordStore {
   /**
    * One wire message. `conn` names the connection (an address, or `*` for a message to all).
    * A match's messages are gathered and written packed, up to WIRE_PACK of them in one deflated
-   * row (see packWire), at the latest WIRE_PACK_MS after the first and when the match finishes;
+   * row (see packWire), at the latest WIRE_PACK_MS (record-rows.ts) after the first and when the match finishes;
    * reads see them at once. A few times smaller than a row per message (the messages of a match
    * repeat each other), and the deflating happens on the writer thread.
    */
@@ -513,36 +475,7 @@ export class RecordStore {
       this.enqueue(['wire', entry.matchId, entry.game, entry.conn, entry.at, entry.dir, entry.data]);
       return;
     }
-    let pending = this.pendingWire.get(entry.matchId);
-    if (!pending) {
-      pending = { game: entry.game, entries: [] };
-      this.pendingWire.set(entry.matchId, pending);
-    }
-    pending.entries.push({ conn: entry.conn, at: entry.at, dir: entry.dir, data: entry.data });
-    if (pending.entries.length >= WIRE_PACK) this.packWire(entry.matchId);
-    else if (this.packTimer === null) {
-      this.packTimer = setTimeout(() => {
-        this.packTimer = null;
-        this.packAll();
-      }, WIRE_PACK_MS);
-      this.packTimer.unref();
-    }
-  }
-
-  /** Queues the gathered messages of one match as one packed row. */
-  private packWire(matchId: string): void {
-    const pending = this.pendingWire.get(matchId);
-    if (!pending) return;
-    this.pendingWire.delete(matchId);
-    this.addWireBatch(matchId, pending.game, pending.entries);
-  }
-
-  private packAll(): void {
-    for (const matchId of [...this.pendingWire.keys()]) this.packWire(matchId);
-    if (this.packTimer !== null) {
-      clearTimeout(this.packTimer);
-      this.packTimer = null;
-    }
+    this.wire.add(entry.matchId, entry.game, { conn: entry.conn, at: entry.at, dir: entry.dir, data: entry.data });
   }
 
   /**
@@ -558,7 +491,7 @@ export class RecordStore {
 
   finishMatch(matchId: string, end: { status: Exclude<MatchStatus, 'running'>; endedAt: number; result: unknown }): void {
     this.eventSeq.delete(matchId);
-    this.packWire(matchId);
+    this.wire.pack(matchId);
     const result = JSON.stringify(end.result);
     this.enqueue(['finish', end.status, end.endedAt, result, matchId]);
   }
@@ -921,141 +854,4 @@ export class RecordStore {
       seats: seats.map((s) => ({ seat: s.seat, name: s.name, kind: s.kind, address: s.address ?? undefined })),
     };
   }
-}
-
-/** The WHERE clause (with its arguments) of a listing's filters. */
-function listFilter(options: ListOptions): [string, (string | number)[]] {
-  const where: string[] = [];
-  const args: (string | number)[] = [];
-  const add = (clause: string, value: string | number | undefined) => {
-    if (value === undefined) return;
-    where.push(clause);
-    args.push(value);
-  };
-  add('game = ?', options.game);
-  add('game <> ?', options.notGame);
-  add('status = ?', options.status);
-  add('id IN (SELECT match_id FROM seats WHERE name = ?)', options.player);
-  add('started_at < ?', options.before);
-  add('started_at >= ?', options.since);
-  return [where.length ? `WHERE ${where.join(' AND ')}` : '', args];
-}
-
-/**
- * A batch of wire messages: JSON `[conns, [dt, conn index, 1 if in, data], …]` (dt: ms since the
- * previous message, the first since the row's `at`), deflated.
- */
-function packWire(at: number, entries: readonly { conn: string; at: number; dir: 'in' | 'out'; data: string }[]): string {
-  const conns: string[] = [];
-  const index = new Map<string, number>();
-  let prev = at;
-  const rows: unknown[] = [conns];
-  for (const e of entries) {
-    let c = index.get(e.conn);
-    if (c === undefined) {
-      c = conns.push(e.conn) - 1;
-      index.set(e.conn, c);
-    }
-    rows.push([e.at - prev, c, e.dir === 'in' ? 1 : 0, e.data]);
-    prev = e.at;
-  }
-  return JSON.stringify(rows);
-}
-
-/** The messages of a batch row; their `seq` are the row's id plus fractions, so they stay in order and unique. */
-function unpackWire(seq: number, at: number, data: Uint8Array): WireRecord[] {
-  const [conns, ...rows] = JSON.parse(inflateRawSync(data).toString('utf8')) as [string[], ...[number, number, 0 | 1, string][]];
-  let t = at;
-  return rows.map(([dt, c, dir, line], i) => {
-    t += dt;
-    return { seq: seq + i / rows.length, at: t, conn: conns[c] ?? '?', dir: dir === 1 ? 'in' : 'out', data: line };
-  });
-}
-
-interface MatchRow {
-  id: string;
-  game: string;
-  seed: string | null;
-  status: string;
-  started_at: number;
-  ended_at: number | null;
-  result: string | null;
-  meta: string | null;
-}
-
-const TOURNAMENT_SELECT = `SELECT t.*,
-    (SELECT COUNT(*) FROM tournament_matches m WHERE m.tournament_id = t.id) AS total,
-    (SELECT COUNT(*) FROM tournament_matches m WHERE m.tournament_id = t.id AND m.status = 'done') AS done
-  FROM tournaments t`;
-
-interface TournamentRow {
-  id: string;
-  name: string;
-  game: string;
-  format: string;
-  spec: string;
-  source: string | null;
-  status: string;
-  created_at: number;
-  updated_at: number;
-  finished_at: number | null;
-  note: string | null;
-  total: number;
-  done: number;
-}
-
-function toTournament(r: TournamentRow): TournamentRecord {
-  return {
-    id: r.id,
-    name: r.name,
-    game: r.game,
-    format: r.format,
-    spec: JSON.parse(r.spec) as unknown,
-    source: r.source,
-    status: r.status as TournamentStatus,
-    total: r.total,
-    done: r.done,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    finishedAt: r.finished_at,
-    note: r.note,
-  };
-}
-
-interface TournamentMatchRow {
-  tournament_id: string;
-  id: string;
-  round: number;
-  match_index: number;
-  seats: string;
-  seed: number;
-  bye: number;
-  status: string;
-  result: string | null;
-  records: string;
-  output: string;
-  started_at: number | null;
-  ended_at: number | null;
-  worker: string | null;
-  attempts: number;
-}
-
-function toTournamentMatch(r: TournamentMatchRow): TournamentMatchRecord {
-  return {
-    tournamentId: r.tournament_id,
-    id: r.id,
-    round: r.round,
-    index: r.match_index,
-    seats: JSON.parse(r.seats) as string[],
-    seed: r.seed,
-    bye: r.bye === 1,
-    status: r.status as TournamentMatchStatus,
-    result: r.result === null ? null : (JSON.parse(r.result) as unknown),
-    records: JSON.parse(r.records) as string[],
-    output: JSON.parse(r.output) as ProgramOutput[],
-    startedAt: r.started_at,
-    endedAt: r.ended_at,
-    worker: r.worker,
-    attempts: r.attempts,
-  };
 }

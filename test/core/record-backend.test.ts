@@ -1,0 +1,282 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sqliteBackend, type RecordBackend } from '../../src/core/record-backend.js';
+import { RecordStore } from '../../src/core/records.js';
+import { PgRecordStore } from '../../src/core/records-pg.js';
+
+/**
+ * The record store's two backends held to one behaviour (issue #19): every case runs against
+ * SQLite (a file, with its writer thread) and PostgreSQL (the server at 127.0.0.1:5432, database
+ * `test`, a schema of its own per run, dropped at the end). `.ci/run` starts PostgreSQL when it
+ * is not running. SPIELHALLE_TEST_DATABASE_URL points the suite at another server.
+ */
+
+const PG_URL = process.env.SPIELHALLE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const RUN = `t${process.pid}_${Date.now().toString(36)}`;
+const schemas: string[] = [];
+const dirs: string[] = [];
+
+interface Opened {
+  store: RecordBackend;
+  /** The same store opened again (after `store` was closed): what was committed is there. */
+  reopen(mode?: 'serve' | 'write'): Promise<RecordBackend>;
+}
+
+const BACKENDS: Record<'sqlite' | 'postgres', (mode?: 'serve' | 'write') => Promise<Opened>> = {
+  sqlite: (mode = 'write') => {
+    const dir = mkdtempSync(join(tmpdir(), 'spielhalle-backend-'));
+    dirs.push(dir);
+    const file = join(dir, 'records.db');
+    return Promise.resolve({
+      store: sqliteBackend(new RecordStore(file, { mode })),
+      reopen: (again = 'write') => Promise.resolve(sqliteBackend(new RecordStore(file, { mode: again }))),
+    });
+  },
+  postgres: async (mode = 'write') => {
+    const schema = `${RUN}_${schemas.length}`;
+    schemas.push(schema);
+    return {
+      store: await PgRecordStore.open({ url: PG_URL, schema, mode }),
+      reopen: (again = 'write') => PgRecordStore.open({ url: PG_URL, schema, mode: again }),
+    };
+  },
+};
+
+afterAll(async () => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  if (schemas.length === 0) return;
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await client.end();
+});
+
+const seats = [
+  { seat: 0, name: 'alice', kind: 'client', address: '127.0.0.1:5000' },
+  { seat: 1, name: 'bot', kind: 'bot' },
+];
+
+describe.each(['sqlite', 'postgres'] as const)('record store on %s', (kind) => {
+  const open = BACKENDS[kind];
+
+  it('keeps a match with its seats, events, wire log and result, and lists it by every filter', async () => {
+    const { store, reopen } = await open();
+    const a = store.startMatch({ game: 'dame', seed: 42, startedAt: 1_000, seats, meta: { mode: 'auto' } });
+    store.addEvent(a, { at: 1_001, seat: 0, type: 'move', data: { from: 'C3', to: 'D4' } });
+    store.addEvent(a, { at: 1_002, type: 'note' });
+    store.addWire({ matchId: a, game: 'dame', conn: 'c1', at: 1_001, dir: 'in', data: 'PLAY C3:D4' });
+    store.addWire({ matchId: a, game: 'dame', conn: 'c1', at: 1_002, dir: 'out', data: '+ MOVEOK' });
+    store.addWire({ matchId: null, game: 'dame', conn: 'c9', at: 1_003, dir: 'in', data: 'garbage' });
+    store.finishMatch(a, { status: 'finished', endedAt: 2_000, result: { winner: 'alice' } });
+    const b = store.startMatch({ id: 'mia-1', game: 'mia', startedAt: 3_600_000 + 5, seats: [{ seat: 0, name: 'carol', kind: 'client' }] });
+    const c = store.startMatch({ game: 'dame', startedAt: 7_300_000, seats: [{ seat: 0, name: 'bot', kind: 'bot' }] });
+    store.finishMatch(c, { status: 'aborted', endedAt: 7_300_100, result: { reason: 'left' } });
+    expect(b).toBe('mia-1');
+    expect(a).toMatch(/^dame-/);
+
+    const match = (await store.getMatch(a))!;
+    expect(match).toMatchObject({
+      id: a,
+      game: 'dame',
+      seed: '42',
+      status: 'finished',
+      startedAt: 1_000,
+      endedAt: 2_000,
+      result: { winner: 'alice' },
+      meta: { mode: 'auto' },
+      seats: [
+        { seat: 0, name: 'alice', kind: 'client', address: '127.0.0.1:5000' },
+        { seat: 1, name: 'bot', kind: 'bot' },
+      ],
+    });
+    expect(match.events).toEqual([
+      { seq: 1, at: 1_001, seat: 0, type: 'move', data: { from: 'C3', to: 'D4' } },
+      { seq: 2, at: 1_002, seat: null, type: 'note', data: null },
+    ]);
+    expect(match.wire.map((w) => [w.at, w.conn, w.dir, w.data])).toEqual([
+      [1_001, 'c1', 'in', 'PLAY C3:D4'],
+      [1_002, 'c1', 'out', '+ MOVEOK'],
+    ]);
+    expect(await store.getMatch('nope')).toBeNull();
+
+    const ids = async (o: Parameters<RecordBackend['listMatches']>[0]) => (await store.listMatches(o)).map((m) => m.id);
+    expect(await ids({})).toEqual([c, b, a]);
+    expect(await ids({ game: 'dame' })).toEqual([c, a]);
+    expect(await ids({ notGame: 'dame' })).toEqual([b]);
+    expect(await ids({ status: 'running' })).toEqual([b]);
+    expect(await ids({ player: 'bot' })).toEqual([c, a]);
+    expect(await ids({ before: 3_600_000 })).toEqual([a]);
+    expect(await ids({ since: 3_600_000, limit: 1 })).toEqual([c]);
+    expect(await ids({ limit: 2, offset: 1 })).toEqual([b, a]);
+    expect(await store.countListed({ game: 'dame' })).toBe(2);
+    expect(await store.countListed({ player: 'nobody' })).toBe(0);
+    expect(await store.countMatches()).toBe(3);
+    expect(await store.countMatches('mia')).toBe(1);
+    expect(await store.listHours({})).toEqual([
+      { hour: 7_200_000, matches: 1, finished: 0, aborted: 1, running: 0 },
+      { hour: 3_600_000, matches: 1, finished: 0, aborted: 0, running: 1 },
+      { hour: 0, matches: 1, finished: 1, aborted: 0, running: 0 },
+    ]);
+    const listed = (await store.listMatches({ game: 'dame', limit: 1 }))[0]!;
+    expect(listed.seats).toEqual([{ seat: 0, name: 'bot', kind: 'bot', address: undefined }]);
+
+    await store.close();
+    const again = await reopen();
+    expect((await again.getMatch(a))!.wire).toHaveLength(2);
+    expect(await again.countMatches()).toBe(3);
+    await again.close();
+  });
+
+  it('packs long wire logs and batches, listing every line in order', async () => {
+    const { store } = await open();
+    const id = store.startMatch({ game: 'catan', startedAt: 10, seats });
+    // A batch (Mia writes a round's log at its end) is one row at once; single lines are gathered.
+    store.addWireBatch(id, 'catan', [
+      { conn: 'x', at: 5, dir: 'out', data: 'batch-1' },
+      { conn: 'y', at: 6, dir: 'in', data: 'batch-2' },
+    ]);
+    for (let i = 0; i < 600; i++) store.addWire({ matchId: id, game: 'catan', conn: `c${i % 3}`, at: 10 + i, dir: i % 2 === 0 ? 'in' : 'out', data: `{"n":${i}}` });
+    store.finishMatch(id, { status: 'finished', endedAt: 800, result: null });
+    const wire = (await store.getMatch(id))!.wire;
+    expect(wire).toHaveLength(602);
+    expect(wire.slice(0, 2).map((w) => [w.at, w.conn, w.dir, w.data])).toEqual([
+      [5, 'x', 'out', 'batch-1'],
+      [6, 'y', 'in', 'batch-2'],
+    ]);
+    expect(wire.slice(2).map((w) => w.data)).toEqual(Array.from({ length: 600 }, (_, i) => `{"n":${i}}`));
+    expect(wire[601]).toMatchObject({ at: 609, conn: 'c2', dir: 'out' });
+    for (let i = 1; i < wire.length; i++) expect(wire[i]!.seq).toBeGreaterThan(wire[i - 1]!.seq);
+    expect((await store.getMatch(id))!.result).toBeNull();
+    await store.close();
+  });
+
+  it('keeps one score per player, the last one given', async () => {
+    const { store } = await open();
+    store.setScores('mia', new Map([['bob', 3], ['alice', 1]]), 1);
+    store.setScores('mia', new Map([['bob', 4]]), 2);
+    store.setScores('dame', new Map([['bob', 9]]), 2);
+    expect([...(await store.getScores('mia'))]).toEqual([['alice', 1], ['bob', 4]]);
+    await store.drain();
+    store.setScores('mia', new Map([['alice', 7]]), 3);
+    expect([...(await store.getScores('mia'))]).toEqual([['alice', 7], ['bob', 4]]);
+    expect((await store.getScores('none')).size).toBe(0);
+    await store.close();
+  });
+
+  it('appends events after a match ended, and queues them while it runs', async () => {
+    const { store } = await open();
+    const id = store.startMatch({ game: 'dame', startedAt: 1, seats });
+    store.addEvent(id, { at: 2, type: 'move' });
+    await store.appendEvent(id, { at: 3, type: 'while-running' });
+    store.finishMatch(id, { status: 'finished', endedAt: 4, result: {} });
+    await store.appendEvent(id, { at: 5, seat: 1, type: 'program-output', data: { stdout: 'hi' } });
+    await store.appendEvent(id, { at: 6, type: 'second' });
+    expect((await store.getMatch(id))!.events.map((e) => [e.seq, e.type, e.seat])).toEqual([
+      [1, 'move', null],
+      [2, 'while-running', null],
+      [3, 'program-output', 1],
+      [4, 'second', null],
+    ]);
+    await store.close();
+  });
+
+  it('keeps tournaments and their matches, in the order they finished, committed when each call resolves', async () => {
+    const { store, reopen } = await open();
+    const spec = { name: 'Kurs', entrants: [{ name: 'a' }, { name: 'b' }] };
+    await store.createTournament({ id: 't1', name: 'Kurs', game: 'dame', format: 'round-robin', spec, source: 'name: Kurs\n', status: 'running', createdAt: 100 });
+    await store.createTournament({ id: 't2', name: 'Other', game: 'mia', format: 'tables', spec: {}, source: null, status: 'running', createdAt: 200 });
+    await expect(store.createTournament({ id: 't1', name: 'x', game: 'dame', format: 'swiss', spec: {}, source: null, status: 'running', createdAt: 1 })).rejects.toThrow();
+    const schedule = [
+      { id: '1-0', round: 1, index: 0, seats: ['a', 'b'], seed: 11 },
+      { id: '1-1', round: 1, index: 1, seats: ['b', 'a'], seed: 0x7fffffff },
+      { id: '2-0', round: 2, index: 0, seats: ['a'], seed: 0, bye: true },
+    ];
+    await store.addTournamentMatches('t1', schedule);
+    await store.addTournamentMatches('t1', schedule.slice(0, 1));
+    await store.startTournamentMatch('t1', '1-1', 150, 'worker-a');
+    await store.startTournamentMatch('t1', '1-0', 151, 'worker-b');
+    await store.finishTournamentMatch('t1', '1-1', { at: 160, result: { winner: 'b' }, records: ['dame-x'], output: [] });
+    await store.finishTournamentMatch('t1', '1-0', { at: 170, result: { winner: 'a' }, records: ['dame-y'], output: [{ seat: 0, name: 'a', stdout: 'o', stderr: '', truncated: 0, exit: { code: 0, signal: null } }] });
+    await expect(store.startTournamentMatch('t1', 'nope', 1, 'w')).rejects.toThrow(/no tournament match t1\/nope/);
+    await expect(store.setTournamentStatus('nope', 'finished', 1)).rejects.toThrow(/no tournament nope/);
+
+    const t = (await store.getTournament('t1'))!;
+    expect(t).toMatchObject({ id: 't1', spec, source: 'name: Kurs\n', status: 'running', total: 3, done: 2, createdAt: 100, updatedAt: 170, finishedAt: null, note: null });
+    expect((await store.listTournaments()).map((x) => x.id)).toEqual(['t2', 't1']);
+    expect((await store.listTournaments({ game: 'dame' })).map((x) => x.id)).toEqual(['t1']);
+    expect((await store.listTournaments({ limit: 1, offset: 1 })).map((x) => x.id)).toEqual(['t1']);
+    const all = await store.listTournamentMatches('t1');
+    expect(all.map((m) => [m.id, m.status, m.attempts, m.worker])).toEqual([
+      ['1-0', 'done', 1, 'worker-b'],
+      ['1-1', 'done', 1, 'worker-a'],
+      ['2-0', 'pending', 0, null],
+    ]);
+    expect(all[1]).toMatchObject({ tournamentId: 't1', round: 1, index: 1, seats: ['b', 'a'], seed: 0x7fffffff, bye: false, result: { winner: 'b' }, records: ['dame-x'], startedAt: 150, endedAt: 160 });
+    expect(all[2]!.bye).toBe(true);
+    expect(all[0]!.output[0]!.stdout).toBe('o');
+    expect((await store.listFinishedTournamentMatches('t1')).map((m) => m.id)).toEqual(['1-1', '1-0']);
+    expect((await store.listTournamentMatches('t1', { status: 'pending' })).map((m) => m.id)).toEqual(['2-0']);
+    expect((await store.listTournamentMatches('t1', { entrant: 'b' })).map((m) => m.id)).toEqual(['1-0', '1-1']);
+
+    await store.resetTournamentMatch('t1', '1-1');
+    await store.startTournamentMatch('t1', '1-1', 180, 'worker-c');
+    await store.finishTournamentMatch('t1', '1-1', { at: 190, result: { winner: 'a' }, records: ['dame-z'], output: [] });
+    expect((await store.listFinishedTournamentMatches('t1')).map((m) => [m.id, m.attempts, m.records])).toEqual([
+      ['1-0', 1, ['dame-y']],
+      ['1-1', 2, ['dame-z']],
+    ]);
+    await store.setTournamentStatus('t1', 'finished', 200, 'all played');
+    await store.close();
+    const again = await reopen();
+    expect(await again.getTournament('t1')).toMatchObject({ status: 'finished', finishedAt: 200, note: 'all played', total: 3, done: 2 });
+    expect(await again.getTournament('nope')).toBeNull();
+    await again.close();
+  });
+
+  it('marks its own unfinished matches aborted when a serving store closes', async () => {
+    const { store, reopen } = await open('serve');
+    const running = store.startMatch({ game: 'dame', startedAt: 1, seats });
+    const done = store.startMatch({ game: 'dame', startedAt: 2, seats });
+    store.finishMatch(done, { status: 'finished', endedAt: 3, result: { winner: 'bot' } });
+    await store.close();
+    const again = await reopen();
+    expect(await again.getMatch(running)).toMatchObject({ status: 'aborted', result: { reason: 'server stopped' } });
+    expect(await again.getMatch(done)).toMatchObject({ status: 'finished', result: { winner: 'bot' } });
+    await again.close();
+  });
+});
+
+describe('record store on postgres, shared by several processes', () => {
+  it('migrates once when several open a new schema together, and each sees what the others wrote', async () => {
+    const schema = `${RUN}_shared`;
+    schemas.push(schema);
+    const stores = await Promise.all([1, 2, 3].map(() => PgRecordStore.open({ url: PG_URL, schema })));
+    expect(await Promise.all(stores.map((s) => s.schemaVersion()))).toEqual([2, 2, 2]);
+    const ids = stores.map((s, i) => s.startMatch({ game: 'mia', startedAt: i, seats: [{ seat: 0, name: `p${i}`, kind: 'client' }] }));
+    await Promise.all(stores.map((s) => s.drain()));
+    for (const s of stores) expect((await s.listMatches({ game: 'mia' })).map((m) => m.id).sort()).toEqual([...ids].sort());
+
+    // Workers finishing matches of one tournament at the same moment: each finish gets its own place in the order.
+    await stores[0]!.createTournament({ id: 'tt', name: 'T', game: 'mia', format: 'tables', spec: {}, source: null, status: 'running', createdAt: 1 });
+    const matches = Array.from({ length: 12 }, (_, i) => ({ id: `m${i}`, round: 1, index: i, seats: ['a', 'b'], seed: i }));
+    await stores[1]!.addTournamentMatches('tt', matches);
+    await Promise.all(matches.map((m, i) => stores[i % 3]!.startTournamentMatch('tt', m.id, 10, `w${i % 3}`)));
+    await Promise.all(matches.map((m, i) => stores[i % 3]!.finishTournamentMatch('tt', m.id, { at: 20 + i, result: { i }, records: [], output: [] })));
+    const finished = await stores[2]!.listFinishedTournamentMatches('tt');
+    expect(finished).toHaveLength(12);
+    expect(new Set(finished.map((m) => m.id)).size).toBe(12);
+    // A plain pool (no BIGINT parser): finish_seq is an INTEGER, read as a number.
+    const seqs = new pg.Pool({ connectionString: PG_URL, options: `-c search_path=${schema}` });
+    const rows = (await seqs.query<{ finish_seq: number }>("SELECT finish_seq FROM tournament_matches WHERE tournament_id = 'tt' ORDER BY finish_seq")).rows;
+    await seqs.end();
+    expect(rows.map((r) => r.finish_seq)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it('refuses a schema name it would have to quote', async () => {
+    await expect(PgRecordStore.open({ url: PG_URL, schema: 'Robert"); DROP TABLE x;--' })).rejects.toThrow(/lower-case letters/);
+  });
+});
