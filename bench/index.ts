@@ -23,6 +23,7 @@ const benches: [game: string, file: string, args: string[]][] = [
   ['catan', 'catan-strength.ts', ['--games', '1000', '--vs', 'search:weighted,search:random,weighted:random']],
   ['catan', 'catan-wire.ts', ['--games', '100', '--parallel', '4']],
   ['tournament', 'tournament.ts', []],
+  ['records', 'record-backends.ts', ['--games', '200', '--rounds', '3']],
 ];
 
 const only = process.argv.slice(2);
