@@ -54,7 +54,7 @@ export const C4_SCENARIOS: readonly C4Scenario[] = [
   {
     id: 'turn-per-player',
     title: 'a peer that counts turn per player (0, 1, 2, … for its own moves), as A and C do',
-    session: { ...INVITING, turns: 'own' },
+    session: { ...INVITING, turns: 'own', blameSilence: true },
     ...J.turnPerPlayer,
   },
   {
@@ -66,13 +66,13 @@ export const C4_SCENARIOS: readonly C4Scenario[] = [
   {
     id: 'dialects',
     title: 'our datagrams in every valid spelling: A’s pretty-printed strings, B’s "version":"2", unknown keys, NULs',
-    session: { ...INVITING, spelling: 'dialects', name: 'check/client' },
+    session: { ...INVITING, spelling: 'dialects', name: 'check/client', blameSilence: true },
     ...J.dialects,
   },
   {
     id: 'largest-datagram',
     title: `every datagram of ours padded to ${MAX_DATAGRAM_BYTES} bytes with an unknown key`,
-    session: { ...INVITING, spelling: 'padded' },
+    session: { ...INVITING, spelling: 'padded', blameSilence: true },
     ...J.largest,
   },
   {

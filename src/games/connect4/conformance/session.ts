@@ -64,6 +64,12 @@ export interface C4Session {
   /** How long we think before our nth move (from 0); our last packet repeats meanwhile. */
   thinkMs?: (n: number) => number;
   cut?: { at: CutPoint; nth?: number; then: CutAction };
+  /**
+   * A missing answer (no stage 3, no acceptance, no move in time) is blamed on the scenario's own
+   * rule: where the scenario is about what the client must read (a dialect, a long datagram, a
+   * turn convention), a client that drops it falls silent rather than breaking a rule of its own.
+   */
+  blameSilence?: boolean;
 }
 
 /** Where the client listens, for datagrams from a third party (set per run by placeholdersFor). */
@@ -152,7 +158,8 @@ async function play(o: C4Session, wire: ScriptedWire, thirdParty: () => Promise<
   const seen = { clientReady: false, accepted: false };
   let lastSentAt = 0;
   /** What we repeat every 2 s, and when next. */
-  let repeats: OutgoingMessage[] = [];
+  /** A repeat is the same datagram again (in the same spelling). */
+  let repeats: { m: OutgoingMessage; line: string }[] = [];
   let nextRepeatAt = Infinity;
   let stage5Sent = 0;
 
@@ -167,21 +174,22 @@ async function play(o: C4Session, wire: ScriptedWire, thirdParty: () => Promise<
         return dialect(ours, spelled++);
     }
   };
-  const write = async (m: OutgoingMessage): Promise<void> => {
+  const write = async (m: OutgoingMessage, line = spell(m)): Promise<void> => {
     if (m.kind === 'game-over') {
       if (stage5Sent >= END_REPEATS) return;
       stage5Sent++;
     }
-    const line = spell(m);
     for (let i = 0; i < copies; i++) await wire.send([line]);
     lastSentAt = wire.now();
   };
   /** Sends now and repeats every 2 s (until the next `out`). */
-  const out = async (ms: OutgoingMessage[], repeat = true): Promise<void> => {
-    for (const m of ms) await write(m);
-    repeats = repeat ? ms : [];
-    nextRepeatAt = repeat && ms.length > 0 ? wire.now() + RESEND_MS : Infinity;
+  const out = async (ms: OutgoingMessage[]): Promise<void> => {
+    const lines = ms.map((m) => ({ m, line: spell(m) }));
+    for (const l of lines) await write(l.m, l.line);
+    repeats = lines;
+    nextRepeatAt = lines.length > 0 ? wire.now() + RESEND_MS : Infinity;
   };
+  const silence = (j: Judgement): Partial<Judgement> => (o.blameSilence === true ? {} : j);
   const stopRepeats = (): void => {
     repeats = [];
     nextRepeatAt = Infinity;
@@ -196,7 +204,7 @@ async function play(o: C4Session, wire: ScriptedWire, thirdParty: () => Promise<
     for (;;) {
       const now = wire.now();
       if (now >= nextRepeatAt) {
-        for (const m of repeats) await write(m);
+        for (const l of repeats) await write(l.m, l.line);
         nextRepeatAt += RESEND_MS;
         continue;
       }
@@ -251,8 +259,12 @@ async function play(o: C4Session, wire: ScriptedWire, thirdParty: () => Promise<
           return null;
         }
         if (!sentReady) wire.fail(`moved (turn ${m.turn}, column ${m.column}) before our stage 3 had arrived`, J.ready);
+        if (clientPlayer === 1 && clientMoves.size === 0 && m.turn === 0)
+          wire.fail(`sent turn 0 for its first move although it plays second (we invited it): it took our invitation for an acceptance`, J.crossed);
         if (!okNewMove || toMove() !== clientPlayer)
           wire.fail(`sent a new move (turn ${m.turn}, column ${m.column}) although it was our turn on ${position()}`, outOfTurn);
+        if (m.turn < state.moves.length)
+          wire.fail(`sent a new move for turn ${m.turn}, which was ours (column ${state.moves[m.turn] ?? '?'}): a repeated or stale packet of ours was taken for a new move`, J.repeat);
         if (m.turn !== state.moves.length) wire.fail(`sent turn ${m.turn} for the move on ${position()}: turn is the number of stones on the board (${state.moves.length})`, J.turn);
         const next = apply(state, m.column);
         if (!next.ok) wire.fail(`played column ${m.column} on ${position()}: ${next.error.message}`, J.legal);
@@ -271,7 +283,7 @@ async function play(o: C4Session, wire: ScriptedWire, thirdParty: () => Promise<
   };
   const gameOnly = (d: Datagram): boolean => inGame(d, false) !== null;
   const sets = (ms: OutgoingMessage[]): void => {
-    repeats = ms;
+    repeats = ms.map((m) => ({ m, line: spell(m) }));
     nextRepeatAt = ms.length > 0 ? lastSentAt + RESEND_MS : Infinity;
   };
   let lastMove: OutgoingMessage | null = null;
@@ -311,7 +323,7 @@ async function play(o: C4Session, wire: ScriptedWire, thirdParty: () => Promise<
         inGame(d, true);
         return true;
       });
-      if (r !== 'done') wire.fail(`sent no stage 3 within ${ANSWER_MS} ms of our acceptance`, J.ready);
+      if (r !== 'done') wire.fail(`sent no stage 3 within ${ANSWER_MS} ms of our acceptance`, silence(J.ready));
     }
     if (clientMoves.size === 0) sets([{ kind: 'ready' }]);
   } else {
@@ -337,7 +349,7 @@ async function play(o: C4Session, wire: ScriptedWire, thirdParty: () => Promise<
           return wire.fail(`sent "${d.raw}" in answer to our invitation`, J.crossed);
       }
     });
-    if (r !== 'done' || !seen.accepted) wire.fail(`did not accept our invitation within ${INVITE_MS} ms (stage 2 without clientname, or stage 3)`, J.crossed);
+    if (r !== 'done' || !seen.accepted) wire.fail(`did not accept our invitation within ${INVITE_MS} ms (stage 2 without clientname, or stage 3)`, silence(J.crossed));
     sentReady = true;
     await out([{ kind: 'ready' }]);
     if (!seen.clientReady) {
@@ -347,7 +359,7 @@ async function play(o: C4Session, wire: ScriptedWire, thirdParty: () => Promise<
         inGame(d, false);
         return seen.clientReady;
       });
-      if (r2 !== 'done') wire.fail(`sent no stage 3 within ${ANSWER_MS} ms of ours`, J.ready);
+      if (r2 !== 'done') wire.fail(`sent no stage 3 within ${ANSWER_MS} ms of ours`, silence(J.ready));
     }
   }
   wire.note(`the board starts: the client is the ${clientPlayer === 0 ? 'first' : 'second'} player`);
@@ -477,7 +489,7 @@ async function play(o: C4Session, wire: ScriptedWire, thirdParty: () => Promise<
           return false;
       }
     });
-    if (fives === 0) wire.fail(`sent no stage 5 after the game's end (${position()})${r === 'exit' ? ' before it stopped' : ''}`, J.end);
+    if (fives === 0) wire.fail(`sent no stage 5 after the game's end (${position()})${r === 'exit' ? ' before it stopped' : ''}`, silence(J.end));
   }
 
   /** What the client must do when the scenario's cut comes. */
