@@ -5,6 +5,7 @@
  *   npx tsx bench/connect4-book.ts [--depth D] [--width W] [--all A] [--table-log L]
  *       [--max-cpu-minutes M] [--log FILE] [--out FILE]
  *   npx tsx bench/connect4-book.ts --compile [--log FILE] [--out FILE]
+ *   npx tsx bench/connect4-book.ts --binary
  *
  * What it solves (a position and its mirror image count once):
  * - every position with fewer than A stones (default 1: the empty board) is analysed completely:
@@ -24,8 +25,13 @@
  * solver keeps one big table (default 2^26 slots, 512 MB) for the whole run and consults the
  * growing book as it searches. `--max-cpu-minutes` stops the run (between two positions) once
  * this run has used that much CPU time.
+ *
+ * Next to the text (the readable, diffable source that tests check) it writes book.bin, the
+ * binary form the solver loads at run time (Book.encode); `--binary` only rewrites book.bin from
+ * the committed text.
  */
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { WIDTH } from '../src/games/connect4/bitboard.js';
 import { Book, canonicalKey } from '../src/games/connect4/solver/book.js';
 import { Position } from '../src/games/connect4/solver/position.js';
@@ -42,6 +48,7 @@ const width = Number(flag('width', 'Infinity'));
 const maxCpuSeconds = 60 * Number(flag('max-cpu-minutes', 'Infinity'));
 const logFile = flag('log', '/tmp/connect4-book.log');
 const outFile = flag('out', new URL('../src/games/connect4/solver/book-data.ts', import.meta.url).pathname);
+const binFile = new URL('../src/games/connect4/solver/book.bin', import.meta.url).pathname;
 const solver = new Solver({ tableLog: Number(flag('table-log', '26')) });
 
 /** Entries: canonical key → moves, score and best columns (1-based digits, '' if unknown). */
@@ -208,8 +215,20 @@ function writeBook(): number {
   return lines.length;
 }
 
+/** book.bin from the text just written (or the committed one): what the solver loads. */
+async function writeBinary(): Promise<void> {
+  const { BOOK_TEXT } = (await import(`${pathToFileURL(outFile).href}?t=${Date.now()}`)) as { BOOK_TEXT: string };
+  writeFileSync(binFile, Book.parse(BOOK_TEXT).encode());
+}
+
+if (process.argv.includes('--binary')) {
+  await writeBinary();
+  console.error(`wrote ${binFile}`);
+  process.exit(0);
+}
 if (!process.argv.includes('--compile')) expandTree();
 const written = writeBook();
+await writeBinary();
 console.error(
   `done: ${analysed} positions analysed this run, ${written} entries written, ` +
     `${((Date.now() - started) / 1000).toFixed(0)} s wall, ${cpuSeconds().toFixed(0)} s CPU this run -> ${outFile}`,

@@ -4,7 +4,7 @@
 // when an input is newer than what it built last. `--server-only` skips the dashboard (bot and
 // CLI use). Type checking is not part of the build: `npm test` and `npm run typecheck` run tsc.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -95,6 +95,9 @@ async function server() {
     process.stderr.write('build: transpiling the server (esbuild) failed\n');
     return false;
   }
+  // The Connect Four opening book is a binary asset of the solver (src/games/connect4/solver/index.ts).
+  const book = join('games', 'connect4', 'solver', 'book.bin');
+  copyFileSync(join(root, 'src', book), join(root, 'dist', book));
   mkdirSync(dirname(stamp), { recursive: true });
   writeFileSync(stamp, `${entryPoints.length} modules from ${relative(root, join(root, 'src'))}/\n`);
   return true;
@@ -113,6 +116,16 @@ async function solverCore() {
     '--noAssert',
     '--use',
     'abort=',
+    // One memory for the main search and its helper threads (search-wasm.ts): shared, imported,
+    // up to 4 GB (a table of 2^28 slots is 2 GB).
+    '--enable',
+    'threads',
+    '--importMemory',
+    '--sharedMemory',
+    '--initialMemory',
+    '2',
+    '--maximumMemory',
+    '65536',
     '-o',
     'dist/wasm/connect4-solver.wasm',
   ];

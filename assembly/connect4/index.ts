@@ -7,9 +7,29 @@
 // written only once its node is complete.
 
 import { BOARD, BOTTOM, CELLS, columnMask, join, mirrorKey, winning } from './bitboard';
-import { bookDepth, bookGet, generation, NO_SCORE, tableBase, tableSize } from './memory';
+import {
+  adopt,
+  attachThread as attachScratch,
+  bookDepth,
+  bookGet,
+  C_CUR,
+  C_DONE,
+  C_HELPER_NODES,
+  C_MASK,
+  C_MOVES,
+  C_RESULT,
+  C_STOP,
+  C_WEAK,
+  CONTROL,
+  generation,
+  NO_SCORE,
+  scratchBase,
+  tableBase,
+  tableSize,
+  thread,
+} from './memory';
 
-export { bookAdd, bookReset, clearTable, initTable } from './memory';
+export { bookAdd, bookLoad, bookReset, bookStage, clearTable, initTable } from './memory';
 
 @external('env', 'checkpoint')
 declare function checkpoint(nodes: f64): void;
@@ -31,12 +51,30 @@ let nodes: u64 = 0;
 let nextCheck: u64 = CHECK_INTERVAL;
 
 /**
- * Move lists, one row of 8 per ply: the sort keys (score · 8 + priority, i32), and per priority
- * the move's cell and its threat cells (u64).
+ * Move lists of this instance's thread (memory.ts), one row of 8 per ply: the sort keys (score ·
+ * 8 + priority, i32), and per priority the move's cell and its threat cells (u64).
  */
-const KEYS = memory.data((CELLS + 1) * 8 * 4, 16);
-const MOVES = memory.data((CELLS + 1) * 8 * 8, 16);
-const WINS = memory.data((CELLS + 1) * 8 * 8, 16);
+let KEYS: usize = 0;
+let MOVES: usize = 0;
+let WINS: usize = 0;
+
+function placeScratch(): void {
+  KEYS = scratchBase;
+  MOVES = scratchBase + (CELLS + 1) * 8 * 4;
+  WINS = MOVES + (CELLS + 1) * 8 * 8;
+}
+placeScratch();
+
+/**
+ * How a helper thread varies its order (lazy SMP): at the root (`variedAt` stones) helper t tries
+ * the moves in Pons' order rotated by t, so that it starts on another subtree than the main search
+ * and leaves that subtree's bounds in the shared table; below the root it keeps Pons' order, the
+ * cheapest one. (Measured on Middle-Medium with 2 threads: the main search then visits 0.56 of
+ * its lone nodes, the two together 1.09; rotating or reversing over two or three plies did worse.)
+ * −1 in the main search: exactly Pons' order, his node counts.
+ */
+let variedAt: i32 = -1;
+let rotation: i32 = 0;
 
 export function getNodes(): f64 {
   return <f64>nodes;
@@ -44,12 +82,52 @@ export function getNodes(): f64 {
 
 export function setNodes(count: f64): void {
   nodes = <u64>count;
-  nextCheck = nodes + CHECK_INTERVAL;
+  nextCheck = nodes + mainInterval;
 }
 
 /** Brings the next checkpoint close (a deadline was set). */
 export function checkSoon(): void {
   if (nextCheck > nodes + 1024) nextCheck = nodes + 1024;
+}
+
+/** Helpers look at the stop flag this often (every node would cost a shared load). */
+const HELPER_CHECK: u64 = 2048;
+
+/**
+ * The node count passed the next check: a helper looks whether it should stop, the main search
+ * whether a helper has finished its job (the JavaScript side also starts helpers from here, and
+ * throws when a deadline passed). Leaving is a trap: the JavaScript side catches it, the table
+ * stays valid (an entry is written only once its node is complete).
+ */
+// @ts-ignore: decorator
+@inline function reachCheck(count: u64): void {
+  if (thread != 0) {
+    nextCheck = count + HELPER_CHECK;
+    atomic.add<u64>(CONTROL + C_HELPER_NODES, count - reported);
+    reported = count;
+    if (atomic.load<i32>(CONTROL + C_STOP) != 0) unreachable();
+    return;
+  }
+  nextCheck = count + mainInterval;
+  if (atomic.load<i32>(CONTROL + C_DONE) != 0) unreachable();
+  checkpoint(<f64>count);
+}
+
+/** Nodes between two checks of the main search: CHECK_INTERVAL, less while helpers work with it. */
+let mainInterval: u64 = CHECK_INTERVAL;
+/** A helper's node count when it last added to C_HELPER_NODES. */
+let reported: u64 = 0;
+
+/** Sets the main search's check interval and brings its next check within it. */
+export function setCheckInterval(interval: f64): void {
+  mainInterval = <u64>interval;
+  const at = nodes + mainInterval;
+  if (nextCheck > at) nextCheck = at;
+}
+
+/** Where the control block is (memory.ts), for the JavaScript side. */
+export function controlBlock(): f64 {
+  return <f64>CONTROL;
 }
 
 /**
@@ -87,10 +165,7 @@ export function checkSoon(): void {
 function negamax(cur: u64, mask: u64, n: i32, alpha: i32, beta: i32, opp: u64): i32 {
   const count = nodes + 1;
   nodes = count;
-  if (count >= nextCheck) {
-    nextCheck = count + CHECK_INTERVAL;
-    checkpoint(<f64>count);
-  }
+  if (count >= nextCheck) reachCheck(count);
 
   // Start the table probe first: its cache miss overlaps with the bit work below.
   const key = cur + mask;
@@ -158,7 +233,10 @@ function negamax(cur: u64, mask: u64, n: i32, alpha: i32, beta: i32, opp: u64): 
   size = add(possible, cur, mask, 3, 6, row, size);
 
   const next = cur ^ mask;
-  for (let k = size - 1; k >= 0; k--) {
+  const turn = n == variedAt && size > 1 ? rotation % size : 0;
+  for (let i = size - 1; i >= 0; i--) {
+    let k = i - turn;
+    if (k < 0) k += size;
     const prio = <usize>(load<i32>(KEYS + ((row + <usize>k) << 2)) & 7);
     const childMask = mask | load<u64>(MOVES + ((row + prio) << 3));
     // The child's mask now covers the move's cell, so it leaves the threat cells.
@@ -207,6 +285,11 @@ export function solve(curLo: i32, curHi: i32, maskLo: i32, maskHi: i32, n: i32, 
     min = -1;
     max = 1;
   }
+  return narrow(cur, mask, n, weak, min, max);
+}
+
+/** Pons' loop of null-window probes that narrows [min, max] to the score. */
+function narrow(cur: u64, mask: u64, n: i32, weak: bool, min: i32, max: i32): i32 {
   const opp = winning(cur ^ mask, mask);
   while (min < max) {
     let med = min + half(max - min);
@@ -219,4 +302,42 @@ export function solve(curLo: i32, curHi: i32, maskLo: i32, maskHi: i32, n: i32, 
   // A weak search may end on a bound beyond ±1; only its sign is meant.
   if (weak) return min > 0 ? 1 : min < 0 ? -1 : 0;
   return min;
+}
+
+/**
+ * A helper thread's job (lazy SMP): the position the main search is solving (control block),
+ * solved the same way with the shared table but in a varied order. If it finishes first, it
+ * stores the score and raises C_DONE, which stops the main search at its next check (the
+ * JavaScript side then takes this score). Traps when told to stop; the caller counts C_BUSY.
+ */
+export function helperSolve(): void {
+  adopt();
+  placeScratch();
+  reported = nodes;
+  nextCheck = nodes + HELPER_CHECK;
+  const cur = load<u64>(CONTROL + C_CUR);
+  const mask = load<u64>(CONTROL + C_MASK);
+  const n = load<i32>(CONTROL + C_MOVES);
+  const weak = load<i32>(CONTROL + C_WEAK) != 0;
+  variedAt = n;
+  let min = weak ? -1 : -((CELLS - n) >> 1);
+  let max = weak ? 1 : (CELLS + 1 - n) >> 1;
+  const score = narrow(cur, mask, n, weak, min, max);
+  atomic.add<u64>(CONTROL + C_HELPER_NODES, nodes - reported);
+  reported = nodes;
+  if (atomic.cmpxchg<i32>(CONTROL + C_DONE, 0, 1) == 0) {
+    store<i32>(CONTROL + C_RESULT, score);
+    atomic.store<i32>(CONTROL + C_DONE, 2);
+  }
+}
+
+/** Makes this instance helper `index` (1…MAX_THREADS − 1): its own move lists and rotation. */
+export function attachThread(index: i32): void {
+  attachScratch(index);
+  rotation = index;
+}
+
+/** The helpers' node count so far (their finished and stopped jobs). */
+export function helperNodes(): f64 {
+  return <f64>atomic.load<u64>(CONTROL + C_HELPER_NODES);
 }

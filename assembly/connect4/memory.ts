@@ -1,6 +1,8 @@
-// Linear memory: static data (the move lists), then the transposition table (from init), then the
-// opening book's hash table (from bookReset). Nothing is ever freed; an instance belongs to one
-// Solver.
+// Linear memory, shared by the instances of one Solver (the main search and its helper threads,
+// search-wasm.ts): the control block (the layout values below, for the helpers, and the job the
+// helpers work on), the move lists of each thread, the transposition table (from initTable), then
+// the opening book's hash table (from bookReset). Nothing is ever freed. Everything lives above
+// __heap_base, so that no data segment of a helper's instantiation writes over it.
 
 /** Table slots: the smallest prime ≥ 2^logSize (Pons). */
 export let tableSize: u64 = 0;
@@ -12,6 +14,42 @@ export let bookBase: usize = 0;
 export let bookSlots: u32 = 0;
 /** The book's depth (most stones of an entry); −1 = no book, so no node looks it up. */
 export let bookDepth: i32 = -1;
+
+/** Threads one memory can serve (each has its own move lists). */
+export const MAX_THREADS: i32 = 16;
+/** Bytes of one thread's move lists: keys (i32), moves and threat cells (u64), 8 a ply. */
+const SCRATCH_BYTES: usize = 8192;
+
+/** The control block (64-byte aligned, 256 bytes); offsets below. */
+export const CONTROL: usize = (__heap_base + 63) & ~(<usize>63);
+/** i32: incremented for every new job of the helpers. */
+export const C_SEQ: usize = 0;
+/** i32: nonzero tells every thread to leave the current job (see index.ts stopRequested). */
+export const C_STOP: usize = 4;
+/** i32: helpers inside a job. */
+export const C_BUSY: usize = 8;
+/** i32: 0, or 1 once some thread found the job's score (stored at C_RESULT). */
+export const C_DONE: usize = 12;
+export const C_RESULT: usize = 16;
+/** i32 stones, i32 weak flag, u64 cur and mask: the job's position. */
+export const C_MOVES: usize = 20;
+export const C_WEAK: usize = 24;
+export const C_CUR: usize = 32;
+export const C_MASK: usize = 40;
+/** The layout values of this file, copied into a helper's globals at the start of a job. */
+const C_TABLE_SIZE: usize = 48;
+const C_TABLE_BASE: usize = 56;
+const C_BOOK_BASE: usize = 60;
+const C_BOOK_SLOTS: usize = 64;
+const C_BOOK_DEPTH: usize = 68;
+const C_GENERATION: usize = 72;
+/** u64: negamax calls of the helpers (added at the end of each of their jobs). */
+export const C_HELPER_NODES: usize = 80;
+const SCRATCH: usize = CONTROL + 256;
+
+/** This instance's thread (0: the main search) and its move lists. */
+export let thread: i32 = 0;
+export let scratchBase: usize = SCRATCH;
 
 /** Grows the memory to cover `end` bytes; false if the engine refuses. */
 export function reserve(end: usize): bool {
@@ -30,12 +68,39 @@ function isPrime(n: u64): bool {
 export function initTable(logSize: i32): f64 {
   let size: u64 = <u64>1 << (<u64>logSize);
   while (!isPrime(size)) size++;
-  const base = (__heap_base + 63) & ~(<usize>63);
+  const base = SCRATCH + <usize>MAX_THREADS * SCRATCH_BYTES;
   if (!reserve(base + <usize>(size << 3))) return 0;
   tableSize = size;
   tableBase = base;
   bookBase = base + <usize>(size << 3);
+  publish();
   return <f64>size;
+}
+
+/** Writes the layout values into the control block (main instance, after each change). */
+function publish(): void {
+  store<u64>(CONTROL + C_TABLE_SIZE, tableSize);
+  store<u32>(CONTROL + C_TABLE_BASE, <u32>tableBase);
+  store<u32>(CONTROL + C_BOOK_BASE, <u32>bookBase);
+  store<u32>(CONTROL + C_BOOK_SLOTS, bookSlots);
+  store<i32>(CONTROL + C_BOOK_DEPTH, bookDepth);
+  store<u64>(CONTROL + C_GENERATION, generation);
+}
+
+/** A helper instance: its thread number (1…MAX_THREADS − 1) picks its own move lists. */
+export function attachThread(index: i32): void {
+  thread = index;
+  scratchBase = SCRATCH + <usize>index * SCRATCH_BYTES;
+}
+
+/** A helper takes the main instance's layout values (at the start of every job). */
+export function adopt(): void {
+  tableSize = load<u64>(CONTROL + C_TABLE_SIZE);
+  tableBase = <usize>load<u32>(CONTROL + C_TABLE_BASE);
+  bookBase = <usize>load<u32>(CONTROL + C_BOOK_BASE);
+  bookSlots = load<u32>(CONTROL + C_BOOK_SLOTS);
+  bookDepth = load<i32>(CONTROL + C_BOOK_DEPTH);
+  generation = load<u64>(CONTROL + C_GENERATION);
 }
 
 /**
@@ -51,6 +116,7 @@ export function clearTable(): void {
     memory.fill(tableBase, 0, <usize>(tableSize << 3));
     generation = <u64>1 << 40;
   }
+  publish();
 }
 
 /**
@@ -60,6 +126,7 @@ export function clearTable(): void {
 export function bookReset(depth: i32, entries: i32): bool {
   bookDepth = -1;
   bookSlots = 0;
+  publish();
   if (depth < 0) return true;
   let slots: u32 = 16;
   while (slots < <u32>entries * 2) slots <<= 1;
@@ -67,6 +134,7 @@ export function bookReset(depth: i32, entries: i32): bool {
   memory.fill(bookBase, 0, <usize>slots << 4);
   bookSlots = slots;
   bookDepth = depth;
+  publish();
   return true;
 }
 
@@ -88,6 +156,24 @@ export function bookAdd(key: f64, score: i32): void {
       return;
     }
     i = (i + 1) & (bookSlots - 1);
+  }
+}
+
+/** Where bookLoad reads entries: after the book's hash table; 0 if memory ran out. */
+export function bookStage(entries: i32): f64 {
+  const at = bookBase + (<usize>bookSlots << 4);
+  return reserve(at + (<usize>entries << 3)) ? <f64>at : 0;
+}
+
+/**
+ * Adds `entries` entries in Book.encode's layout (8 bytes: key in bits 0–48, best columns in
+ * 49–55, score + 64 in 56–63) from bookStage's address.
+ */
+export function bookLoad(entries: i32): void {
+  const from = bookBase + (<usize>bookSlots << 4);
+  for (let i = 0; i < entries; i++) {
+    const word = load<u64>(from + (<usize>i << 3));
+    bookAdd(<f64>(word & 0x1ffffffffffff), <i32>(word >> 56) - 64);
   }
 }
 

@@ -2,7 +2,8 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
-import { defaultSolver, solvablePosition, type Solver } from './solver/index.js';
+import { availableParallelism } from 'node:os';
+import { openingBook, solvablePosition, Solver, SPLIT_AFTER } from './solver/index.js';
 
 /**
  * `spielhalle solve`: Pons' test-set format on stdin and stdout.
@@ -10,6 +11,8 @@ import { defaultSolver, solvablePosition, type Solver } from './solver/index.js'
  *   spielhalle solve < Test_L3_R1          one `<moves> <score>` line per input line
  *   spielhalle solve 4455 434343           the positions given as arguments
  *   spielhalle solve --best 44             every column's score, then the best column(s)
+ *   spielhalle solve --no-book --threads 1 --reset-each --stats < Test_L1_R1
+ *                                          as Pons' own test driver measures (see SolveOptions)
  *
  * An input line is `<moves>` or `<moves> <expected score>` (the expected score is ignored; the
  * output line carries the solver's score). Blank lines are skipped (the empty board is
@@ -30,7 +33,15 @@ export interface LineResult {
  * line is skipped unless `blankIsEmptyBoard` (used for command-line arguments, where `""` is the
  * empty board).
  */
-export function solveLine(line: string, lineNumber: number, solver: Solver, weak = false, blankIsEmptyBoard = false, progress: SolveProgress | null = null): LineResult {
+export function solveLine(
+  line: string,
+  lineNumber: number,
+  solver: Solver,
+  weak = false,
+  blankIsEmptyBoard = false,
+  progress: SolveProgress | null = null,
+  measure: Measure | null = null,
+): LineResult {
   const text = line.trim();
   if (text === '' && !blankIsEmptyBoard) return { out: null, error: null };
   const m = /^(\S*)(?:\s+(-?\d+))?$/.exec(text);
@@ -42,19 +53,74 @@ export function solveLine(line: string, lineNumber: number, solver: Solver, weak
   }
   progress?.start(`line ${lineNumber}: ${moves || '(empty board)'}`);
   try {
-    return { out: `${moves} ${solver.solve(position.value, weak)}`, error: null };
+    measure?.before();
+    const score = solver.solve(position.value, weak);
+    measure?.after(moves);
+    return { out: `${moves} ${score}`, error: null };
   } finally {
     progress?.stop();
   }
 }
 
+/**
+ * What `--reset-each` and `--stats` add around each solve: an empty table before it (Pons' test
+ * driver), and one stderr line after it: `stats: <moves> <nodes> <helper nodes> <µs wall> <µs
+ * CPU>` (CPU of the whole process, helper threads included), then a total line at the end.
+ */
+export class Measure {
+  private wall = 0;
+  private cpu = 0;
+  private nodes = 0;
+  private helper = 0;
+  private count = 0;
+  private sums = { nodes: 0, helper: 0, wall: 0, cpu: 0 };
+
+  constructor(
+    private readonly solver: Solver,
+    private readonly out: Writable | null,
+    private readonly resetEach: boolean,
+  ) {}
+
+  before(): void {
+    if (this.resetEach) this.solver.reset();
+    this.nodes = this.solver.nodeCount;
+    this.helper = this.solver.helperNodes;
+    if (this.out === null) return;
+    const c = process.cpuUsage();
+    this.cpu = c.user + c.system;
+    this.wall = performance.now();
+  }
+
+  after(moves: string): void {
+    if (this.out === null) return;
+    const wall = (performance.now() - this.wall) * 1000;
+    const c = process.cpuUsage();
+    const cpu = c.user + c.system - this.cpu;
+    const nodes = this.solver.nodeCount - this.nodes;
+    const helper = this.solver.helperNodes - this.helper;
+    this.count++;
+    this.sums.nodes += nodes;
+    this.sums.helper += helper;
+    this.sums.wall += wall;
+    this.sums.cpu += cpu;
+    this.out.write(`stats: ${moves || '-'} ${nodes} ${helper} ${wall.toFixed(1)} ${cpu.toFixed(0)}\n`);
+  }
+
+  /** The total line: positions, nodes, helper nodes, wall and CPU µs of the solves alone. */
+  total(): void {
+    if (this.out === null) return;
+    const { nodes, helper, wall, cpu } = this.sums;
+    this.out.write(`stats: total ${this.count} positions, ${nodes} nodes, ${helper} helper nodes, ${(wall / 1000).toFixed(1)} ms wall, ${(cpu / 1000).toFixed(1)} ms CPU\n`);
+  }
+}
+
 /** Reads lines from `input` until it ends, writing each result as soon as it is known. */
-export async function solveStream(input: Readable, out: Writable, errOut: Writable, solver: Solver, weak = false): Promise<number> {
+export async function solveStream(input: Readable, out: Writable, errOut: Writable, solver: Solver, weak = false, measure: Measure | null = null): Promise<number> {
   let invalid = 0;
   let n = 0;
   const progress = SolveProgress.onTerminal(errOut, solver);
   for await (const line of createInterface({ input, crlfDelay: Infinity })) {
-    const r = solveLine(line, ++n, solver, weak, false, progress);
+    const r = solveLine(line, ++n, solver, weak, false, progress, measure);
     if (r.out !== null) out.write(`${r.out}\n`);
     if (r.error !== null) {
       errOut.write(`${r.error}\n`);
@@ -153,6 +219,78 @@ export class SolveProgress {
   }
 }
 
+/** The options of `spielhalle solve` (commander's names; the fast entry solve-main.ts gives the same). */
+export interface SolveOptions {
+  best?: string;
+  weak?: boolean;
+  /** false for --no-book. */
+  book?: boolean;
+  tableLog?: string;
+  threads?: string;
+  resetEach?: boolean;
+  stats?: boolean;
+}
+
+/** `--threads` when not given: both cores of a two-core machine (helpers join only long solves). */
+export function defaultThreads(): number {
+  return Math.min(2, availableParallelism());
+}
+
+function integerOption(value: string | undefined, flag: string, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${value}"`);
+  return n;
+}
+
+/**
+ * The solver `solve` uses: the opening book unless --no-book, 2^23 slots (Pons' 64 MB) unless
+ * --table-log, and --threads (default defaultThreads()). Without --threads, helpers join a solve
+ * after SPLIT_AFTER nodes (~50 ms), so short solves never wake them; with an explicit --threads
+ * they join after 4096 nodes (a fraction of a millisecond), which also speeds up mid-sized ones.
+ */
+export function solverFor(opts: SolveOptions): Solver {
+  const tableLog = integerOption(opts.tableLog, '--table-log', 17, 28, 23);
+  const threads = integerOption(opts.threads, '--threads', 1, 16, defaultThreads());
+  const splitAfter = opts.threads === undefined ? SPLIT_AFTER : 4096;
+  return new Solver({ tableLog, threads, splitAfter, book: opts.book === false ? null : openingBook() });
+}
+
+/** `spielhalle solve` itself; returns the exit code (usage errors throw UsageError). */
+export async function runSolve(positions: string[], opts: SolveOptions): Promise<number> {
+  if (opts.best !== undefined && positions.length > 0) throw new UsageError('--best takes one position; give no other positions');
+  const solver = solverFor(opts);
+  try {
+    const weak = opts.weak === true;
+    if (opts.best !== undefined) {
+      const r = bestReport(opts.best, solver, weak, SolveProgress.onTerminal(process.stderr, solver));
+      if (r.lines) process.stdout.write(r.lines.join('\n') + '\n');
+      // The one position of --best is an option's value: a bad one is a usage error (exit 2).
+      if (r.error !== null) throw new UsageError(r.error.replace(/^spielhalle: /, '--best '));
+      return 0;
+    }
+    const measure = opts.resetEach === true || opts.stats === true ? new Measure(solver, opts.stats === true ? process.stderr : null, opts.resetEach === true) : null;
+    let code = 0;
+    if (positions.length > 0) {
+      const progress = SolveProgress.onTerminal(process.stderr, solver);
+      positions.forEach((p, i) => {
+        const r = solveLine(p, i + 1, solver, weak, true, progress, measure);
+        if (r.out !== null) process.stdout.write(`${r.out}\n`);
+        if (r.error !== null) {
+          process.stderr.write(`${r.error.replace(/^spielhalle: line \d+/, `spielhalle: argument ${i + 1}`)}\n`);
+          code = 1;
+        }
+      });
+    } else {
+      code = await solveStream(process.stdin, process.stdout, process.stderr, solver, weak, measure);
+    }
+    measure?.total();
+    return code;
+  } finally {
+    solver.close();
+  }
+}
+
 export function registerSolveCommand(program: Command): void {
   program
     .command('solve')
@@ -160,32 +298,13 @@ export function registerSolveCommand(program: Command): void {
     .argument('[moves...]', 'positions to solve instead of reading stdin')
     .option('--best <moves>', 'print the score of every column of one position and the best column(s)')
     .option('--weak', 'only win/draw/loss: scores 1, 0, -1 (faster)')
-    .action(async (positions: string[], opts: { best?: string; weak?: boolean }) => {
-      const solver = defaultSolver();
-      const weak = opts.weak === true;
-      if (opts.best !== undefined) {
-        if (positions.length > 0) throw new UsageError('--best takes one position; give no other positions');
-        const r = bestReport(opts.best, solver, weak, SolveProgress.onTerminal(process.stderr, solver));
-        if (r.lines) process.stdout.write(r.lines.join('\n') + '\n');
-        // The one position of --best is an option's value: a bad one is a usage error (exit 2).
-        if (r.error !== null) throw new UsageError(r.error.replace(/^spielhalle: /, '--best '));
-        return;
-      }
-      let code: number;
-      if (positions.length > 0) {
-        code = 0;
-        const progress = SolveProgress.onTerminal(process.stderr, solver);
-        positions.forEach((p, i) => {
-          const r = solveLine(p, i + 1, solver, weak, true, progress);
-          if (r.out !== null) process.stdout.write(`${r.out}\n`);
-          if (r.error !== null) {
-            process.stderr.write(`${r.error.replace(/^spielhalle: line \d+/, `spielhalle: argument ${i + 1}`)}\n`);
-            code = 1;
-          }
-        });
-      } else {
-        code = await solveStream(process.stdin, process.stdout, process.stderr, solver, weak);
-      }
+    .option('--no-book', 'search without the opening book')
+    .option('--table-log <n>', 'transposition table of 2^n slots, 17–28 (8 bytes each; default 23: 64 MB)')
+    .option('--threads <n>', 'threads per solve, 1–16 (default: 2 on two or more cores; helpers join solves that run longer than ~50 ms)')
+    .option('--reset-each', 'empty the table before each position (as Pons\' test driver)')
+    .option('--stats', 'print "stats: <moves> <nodes> <helper nodes> <µs wall> <µs CPU>" per position and a total line on stderr')
+    .action(async (positions: string[], opts: SolveOptions) => {
+      const code = await runSolve(positions, opts);
       if (code !== 0) process.exitCode = code;
     });
 }

@@ -1,32 +1,68 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { err, ok, type Result } from '../../../core/result.js';
 import { fromMoves, status, type SequenceError } from '../rules.js';
 import { Book } from './book.js';
-import { BOOK_TEXT } from './book-data.js';
 import { Position } from './position.js';
+import { wasmPath } from './search-wasm.js';
 import { Solver } from './solver.js';
 
 export { Book, canonicalKey } from './book.js';
 export { CELLS, MAX_SCORE, MIN_SCORE, Position } from './position.js';
-export { SearchAborted, Solver, type Engine, type SolverOptions } from './solver.js';
+export { SearchAborted, Solver, SPLIT_AFTER, type Engine, type SolverOptions } from './solver.js';
 export { wasmPath } from './search-wasm.js';
 export { TranspositionTable } from './table.js';
 
 let book: Book | null = null;
 let shared: Solver | null = null;
 
-/** The opening book shipped with the solver (parsed on first use). */
+/** The binary book (Book.encode) next to this module: src/ and, copied by scripts/build.mjs, dist/. */
+export const BOOK_FILE = 'book.bin';
+
+/**
+ * Where the shipped book is: next to this module, else (a bundle of the engine worker runs from a
+ * temporary folder) in dist/ beside the core, else in the sources above the working directory.
+ */
+export function bookPath(): string | null {
+  const here = fileURLToPath(new URL(`./${BOOK_FILE}`, import.meta.url));
+  if (existsSync(here)) return here;
+  const starts = [process.cwd()];
+  const wasm = wasmPath();
+  if (wasm !== null) starts.unshift(dirname(dirname(dirname(wasm))));
+  for (const start of starts) {
+    for (let dir = start; ; dir = dirname(dir)) {
+      for (const tree of ['dist', 'src']) {
+        const candidate = join(dir, tree, 'games', 'connect4', 'solver', BOOK_FILE);
+        if (existsSync(candidate)) return candidate;
+      }
+      if (dirname(dir) === dir) break;
+    }
+  }
+  return null;
+}
+
+/**
+ * The opening book shipped with the solver, read on first use from its binary form (book.bin, made
+ * by bench/connect4-book.ts from the text in book-data.ts, which tests check it against).
+ */
 export function openingBook(): Book {
-  book ??= Book.parse(BOOK_TEXT);
+  if (book !== null) return book;
+  const path = bookPath();
+  if (path === null) throw new Error(`the Connect Four opening book ${BOOK_FILE} is missing (run \`npm run build\`)`);
+  book = Book.decode(readFileSync(path));
   return book;
 }
 
 /**
  * One solver with the opening book for the whole process: its 64 MB table is worth keeping warm
- * between calls (a game's positions share most of their subtrees), and JavaScript runs one search
- * at a time. Set `deadline` around a call to bound it (see SearchAborted).
+ * between calls (a game's positions share most of their subtrees). On two or more cores a solve
+ * that runs longer than ~50 ms (SPLIT_AFTER nodes) gets a helper thread. Set `deadline` around a
+ * call to bound it (see SearchAborted).
  */
 export function defaultSolver(): Solver {
-  shared ??= new Solver({ book: openingBook() });
+  shared ??= new Solver({ book: openingBook(), threads: Math.min(2, availableParallelism()) });
   return shared;
 }
 

@@ -1,9 +1,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import type { Book } from './book.js';
 import type { Position } from './position.js';
 import type { Checkpoint, Engine, Search } from './search.js';
+import { CHECK_INTERVAL } from './search.js';
+import { Helpers } from './smp.js';
 
 /** Where scripts/build.mjs puts the compiled core (assembly/connect4/), relative to the package root. */
 export const WASM_FILE = join('dist', 'wasm', 'connect4-solver.wasm');
@@ -21,6 +24,11 @@ interface CoreExports {
   probe(curLo: number, curHi: number, maskLo: number, maskHi: number, moves: number, alpha: number, beta: number): number;
   bookReset(depth: number, entries: number): number;
   bookAdd(key: number, score: number): void;
+  bookStage(entries: number): number;
+  bookLoad(entries: number): void;
+  setCheckInterval(interval: number): void;
+  controlBlock(): number;
+  helperNodes(): number;
 }
 
 /**
@@ -30,6 +38,8 @@ interface CoreExports {
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: unknown };
+  Memory: new (descriptor: { initial: number; maximum: number; shared: boolean }) => { buffer: ArrayBufferLike };
+  RuntimeError: new () => Error;
 }
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
@@ -53,12 +63,23 @@ export function wasmPath(): string | null {
 
 let compiled: object | null | undefined;
 
-/** The compiled module, once per process; null if the build has not made it. */
+/**
+ * The compiled module, once per process; null if the build has not made it. Compiled straight
+ * to optimized code (no Liftoff baseline): the core is a few KB, so that takes a few ms, and the
+ * first solve of a process runs at full speed instead of waiting for V8's tier-up (the baseline
+ * code is several times slower, and tiering up took hundreds of positions).
+ */
 export function wasmModule(): object | null {
   if (compiled !== undefined) return compiled;
   const path = wasmPath();
-  compiled = path === null ? null : new wasm.Module(readFileSync(path));
-  if (path !== null) warnIfStale(path);
+  if (path === null) return (compiled = null);
+  setFlagsFromString('--no-liftoff');
+  try {
+    compiled = new wasm.Module(readFileSync(path));
+  } finally {
+    setFlagsFromString('--liftoff');
+  }
+  warnIfStale(path);
   return compiled;
 }
 
@@ -77,18 +98,67 @@ function warnIfStale(path: string): void {
  * TypeScript reference on native 64-bit bitboards, with the table (8 bytes a slot) and a copy of
  * the opening book's scores in the instance's linear memory. One instance per Solver.
  */
+export interface ParallelOptions {
+  /** Threads for one search, the main one included (1: no helpers). */
+  threads: number;
+  /** Negamax calls of a solve after which its helpers join it (a cheap solve stays on one thread). */
+  splitAfter: number;
+}
+
+/** Nodes between the main search's checks while helpers work with it (a helper's finish is seen within them). */
+const JOINED_INTERVAL = 4096;
+
 export class WasmSearch implements Search {
   readonly engine: Engine = 'wasm';
   private readonly core: CoreExports;
+  private readonly module: object;
+  private readonly memory: { buffer: ArrayBufferLike };
   private syncedBook: Book | null = null;
   private syncedRevision = 0;
+  private readonly parallel: ParallelOptions;
+  private helpers: Helpers | null = null;
+  /** The solve under way while helpers may join: its position and first node. */
+  private job: { position: Position; weak: boolean; from: number; joined: boolean } | null = null;
 
-  constructor(module: object, tableLog: number, checkpoint: Checkpoint) {
+  constructor(module: object, tableLog: number, checkpoint: Checkpoint, parallel: ParallelOptions = { threads: 1, splitAfter: Infinity }) {
     // Below 2^17 slots the 32 stored key bits no longer pin down a 49-bit key.
     if (!Number.isInteger(tableLog) || tableLog < 17 || tableLog > 28) throw new RangeError('logSize must be 17–28');
-    const instance = new wasm.Instance(module, { env: { checkpoint } });
+    this.module = module;
+    this.parallel = parallel;
+    this.memory = new wasm.Memory({ initial: 2, maximum: 65536, shared: true });
+    const onCheck = (nodes: number): void => {
+      const job = this.job;
+      if (job !== null && !job.joined && nodes - job.from >= this.parallel.splitAfter) this.join(job);
+      checkpoint(nodes);
+    };
+    const instance = new wasm.Instance(module, { env: { checkpoint: onCheck, memory: this.memory } });
     this.core = instance.exports as CoreExports;
     if (this.core.initTable(tableLog) === 0) throw new RangeError(`no memory for a table of 2^${tableLog} slots`);
+  }
+
+  /** Threads a solve may use. */
+  get threads(): number {
+    return this.parallel.threads;
+  }
+
+  /** Negamax calls of the helper threads so far (not part of nodeCount, which is Pons' count of the main search). */
+  get helperNodes(): number {
+    return this.core.helperNodes();
+  }
+
+  /** Ends the helper threads (a Solver that is dropped can keep them; they do not hold the process). */
+  close(): void {
+    this.helpers?.close();
+    this.helpers = null;
+  }
+
+  private join(job: { position: Position; weak: boolean; joined: boolean }): void {
+    job.joined = true;
+    this.helpers ??= new Helpers(this.module, this.memory, this.core.controlBlock(), this.parallel.threads - 1);
+    const p = job.position;
+    const word = (lo: number, hi: number) => (BigInt(hi >>> 0) << 28n) | BigInt(lo >>> 0);
+    this.helpers.start(word(p.curLo, p.curHi), word(p.maskLo, p.maskHi), p.moves, job.weak);
+    this.core.setCheckInterval(JOINED_INTERVAL);
   }
 
   get nodeCount(): number {
@@ -109,7 +179,23 @@ export class WasmSearch implements Search {
 
   solve(position: Position, weak: boolean, book: Book | null): number {
     this.useBook(book);
-    return this.core.solve(position.curLo, position.curHi, position.maskLo, position.maskHi, position.moves, weak ? 1 : 0);
+    const core = this.core;
+    if (this.parallel.threads <= 1) return core.solve(position.curLo, position.curHi, position.maskLo, position.maskHi, position.moves, weak ? 1 : 0);
+    const job = { position, weak, from: this.nodeCount, joined: false };
+    this.job = job;
+    core.setCheckInterval(Math.min(CHECK_INTERVAL, Math.max(1, this.parallel.splitAfter)));
+    try {
+      return core.solve(position.curLo, position.curHi, position.maskLo, position.maskHi, position.moves, weak ? 1 : 0);
+    } catch (e) {
+      // The core traps out of the main search when a helper has finished first.
+      const found = e instanceof wasm.RuntimeError && job.joined ? this.helpers!.result() : null;
+      if (found === null) throw e;
+      return found;
+    } finally {
+      this.job = null;
+      if (job.joined) this.helpers!.finish();
+      core.setCheckInterval(CHECK_INTERVAL);
+    }
   }
 
   probe(position: Position, alpha: number, beta: number, book: Book | null): number {
@@ -122,7 +208,14 @@ export class WasmSearch implements Search {
     if (book === this.syncedBook && (book === null || book.revision === this.syncedRevision)) return;
     this.syncedBook = null;
     if (this.core.bookReset(book?.depth ?? -1, book?.size ?? 0) === 0) throw new RangeError('no memory for the opening book');
-    if (book !== null) for (const [key, score] of book.scoreEntries()) this.core.bookAdd(key, score);
+    const packed = book?.packedEntries() ?? null;
+    if (packed !== null) {
+      // The shipped book as decoded: its bytes go into the memory at once, the core reads them.
+      const at = this.core.bookStage(packed.length / 8);
+      if (at === 0) throw new RangeError('no memory for the opening book');
+      new Uint8Array(this.memory.buffer, at, packed.length).set(packed);
+      this.core.bookLoad(packed.length / 8);
+    } else if (book !== null) for (const [key, score] of book.scoreEntries()) this.core.bookAdd(key, score);
     this.syncedBook = book;
     this.syncedRevision = book?.revision ?? 0;
   }

@@ -3,7 +3,7 @@ import type { Book } from './book.js';
 import { CELLS, type Position } from './position.js';
 import type { Engine, Search } from './search.js';
 import { TsSearch } from './search-ts.js';
-import { WasmSearch, wasmModule, WASM_FILE } from './search-wasm.js';
+import { WasmSearch, wasmModule, WASM_FILE, type ParallelOptions } from './search-wasm.js';
 
 export type { Engine } from './search.js';
 
@@ -16,7 +16,20 @@ export interface SolverOptions {
    * TypeScript reference (with one note on stderr). 'wasm' without the built core throws.
    */
   engine?: Engine;
+  /**
+   * Threads for one solve (WebAssembly only): 1 (the default) searches alone; with more, helper
+   * threads share the table (smp.ts) once a solve has run `splitAfter` nodes.
+   */
+  threads?: number;
+  /** Negamax calls after which helpers join a solve (default SPLIT_AFTER). */
+  splitAfter?: number;
 }
+
+/**
+ * When helpers join a solve by default: after about 50 ms of searching alone (~20 M nodes/s), so
+ * that the short solves, most of a game's, never pay for waking them.
+ */
+export const SPLIT_AFTER = 1 << 20;
 
 /** Thrown out of a search when its deadline passes; the table stays valid. */
 export class SearchAborted extends Error {
@@ -28,10 +41,10 @@ export class SearchAborted extends Error {
 
 let fallbackNoted = false;
 
-function createSearch(engine: Engine | undefined, tableLog: number, checkpoint: (nodes: number) => void): Search {
+function createSearch(engine: Engine | undefined, tableLog: number, checkpoint: (nodes: number) => void, parallel: ParallelOptions): Search {
   if (engine === 'ts') return new TsSearch(tableLog, checkpoint);
   const module = wasmModule();
-  if (module !== null) return new WasmSearch(module, tableLog, checkpoint);
+  if (module !== null) return new WasmSearch(module, tableLog, checkpoint, parallel);
   if (engine === 'wasm') throw new Error(`the Connect Four solver core ${WASM_FILE} is missing (run \`npm run build\`)`);
   if (!fallbackNoted) {
     fallbackNoted = true;
@@ -57,10 +70,28 @@ export class Solver {
 
   constructor(options: SolverOptions = {}) {
     this.book = options.book ?? null;
+    const threads = options.threads ?? 1;
+    if (!Number.isInteger(threads) || threads < 1 || threads > 16) throw new RangeError('threads must be 1–16');
+    const parallel = { threads, splitAfter: options.splitAfter ?? SPLIT_AFTER };
     this.search = createSearch(options.engine, options.tableLog ?? 23, (nodes) => {
       this.onCheckpoint?.(nodes);
       if (Date.now() > this.until) throw new SearchAborted();
-    });
+    }, parallel);
+  }
+
+  /** Threads a solve may use (1 for the TypeScript engine). */
+  get threads(): number {
+    return this.search instanceof WasmSearch ? this.search.threads : 1;
+  }
+
+  /** Negamax calls of helper threads since the solver was made (nodeCount counts the main search only). */
+  get helperNodes(): number {
+    return this.search instanceof WasmSearch ? this.search.helperNodes : 0;
+  }
+
+  /** Ends helper threads, if any ran (they never hold the process open; this frees them sooner). */
+  close(): void {
+    if (this.search instanceof WasmSearch) this.search.close();
   }
 
   /** Which engine runs the search. */
