@@ -150,7 +150,7 @@ export const OSTSEESCHACH_SCENARIOS: readonly OstseeschachScenario[] = [
   },
   {
     id: 'result-left-while-thinking',
-    title: 'the opponent leaves while the client owes a move: the result 100 ms after the moveRequest',
+    title: 'the opponent leaves while the client owes a move: the result 50 ms after the moveRequest',
     session: { team: 'ONE', join: 'any', cut: whileThinking(2, OPPONENT_LEAVES) },
     ...J.end,
     hint: 'Keep reading while you think: after the result there is no room to move in; end the connection instead of waiting for the next moveRequest.',

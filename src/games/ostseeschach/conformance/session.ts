@@ -21,6 +21,8 @@ import { UNREADABLE } from './framer.js';
  */
 
 export const ROOM_ID = '9b3c6e2a-4f1d-4c8e-a7b5-3d2e1f0c9a84';
+/** The room a plain `<join/>` opens when the client's seat is reserved. */
+const OTHER_ROOM_ID = '0d4f8a2c-6b1e-4f3a-9c7d-2e5b8a1f4c60';
 export const RESERVATIONS: Readonly<Record<Team, string>> = {
   ONE: 'c0ffee00-1d2b-4c3d-8e4f-5a6b7c8d9e01',
   TWO: 'c0ffee00-1d2b-4c3d-8e4f-5a6b7c8d9e02',
@@ -34,6 +36,8 @@ export const HARD_TIMEOUT_MS = 10_000;
 const JOIN_MS = 10_000;
 /** How long the client may take to end its connection and exit after its game (or the server) ended. */
 export const EXIT_MS = 2000;
+/** A cut `thinking` comes this long after the moveRequest, while a client that thinks has not answered. */
+const THINKING_CUT_MS = 50;
 /** A refused join: the connection stays open; the client must not wait forever. */
 const REFUSED_MS = 3000;
 /** The server's limit on one client packet (characters), the default of xml/parser.ts. */
@@ -57,8 +61,9 @@ export type Ending =
 
 /**
  * Where an Ending interrupts the game: `prolog` right after `joined` (the opponent never came),
- * `welcome` after the welcome of a paused game, `thinking` 100 ms after a moveRequest (the client
- * owes a move), `ownMove` after the memento of the client's own move.
+ * `welcome` after the welcome of a paused game, `thinking` 50 ms after a moveRequest (the client
+ * owes a move and gets the end while it thinks; a client that moved within the 50 ms gets it right
+ * after its move), `ownMove` 50 ms after the memento of the client's own move.
  */
 export type CutPoint = 'prolog' | 'welcome' | 'thinking' | 'ownMove';
 
@@ -270,13 +275,13 @@ export function runOstseeschachSession(o: OstseeschachSession): (wire: ScriptedW
      * last request; our server answers it with an errorpacket: the room is gone), then it ends the
      * connection. `result`: it had a game with a result, so it exits with code 0.
      */
-    const finish = async (options: { result: boolean; lateMoveMs?: number; judgement?: Judgement; after?: string }): Promise<void> => {
+    const finish = async (options: { result: boolean; lateMoveMs?: number; judgement?: Judgement; after?: string; serverEnded?: boolean }): Promise<void> => {
       const judgement = options.judgement ?? J.end;
       const after = options.after ?? 'after <left>';
       const window = EXIT_MS + (options.lateMoveMs ?? 0);
       const deadline = wire.now() + wire.scaled(window);
       let lateMove = options.lateMoveMs !== undefined;
-      let serverClosed = false;
+      let serverClosed = options.serverEnded ?? false;
       for (;;) {
         const left = Math.max(1, (deadline - wire.now()) / wire.scaled(1));
         const m = await read(left, after);
@@ -316,7 +321,7 @@ export function runOstseeschachSession(o: OstseeschachSession): (wire: ScriptedW
         wire.note('the connection closes without a further byte');
       }
       await wire.halfClose();
-      await finish({ result: false, judgement: J.closed, after: 'after the server ended the connection', ...(lateMoveMs !== undefined ? { lateMoveMs } : {}) });
+      await finish({ result: false, serverEnded: true, judgement: J.closed, after: 'after the server ended the connection', ...(lateMoveMs !== undefined ? { lateMoveMs } : {}) });
     };
 
     /** Plays an early end at a cut point. */
@@ -398,8 +403,11 @@ export function runOstseeschachSession(o: OstseeschachSession): (wire: ScriptedW
         }
         break;
       case 'join':
-        if (o.join === 'prepared')
+        if (o.join === 'prepared') {
+          // The only free seat is reserved: the server opens a new room, where nobody will come.
+          await out.packet({ type: 'joined', roomId: OTHER_ROOM_ID });
           return wire.fail(`sent "${request.raw}" though the command line gave the reservation code ${code}: the seat is reserved, so a real server opens a new room for it and its game never starts`, J.join);
+        }
         break;
       default:
         return wire.fail(`sent "${request.raw}" instead of a join request`, J.join);
@@ -428,13 +436,17 @@ export function runOstseeschachSession(o: OstseeschachSession): (wire: ScriptedW
         await out.packet(room({ class: 'moveRequest' }));
         await out.flush();
         const asked = wire.now();
-        if (cut?.at === 'thinking' && cut.afterClientMoves === clientMoves) {
-          await delay(100);
-          return end(cut.then, 'thinking');
-        }
         // With canTimeout the hard timeout; without, the kit waits as long (the server would wait forever).
         const limit = HARD_TIMEOUT_MS;
-        const m = await read(limit, 'while it owed a move');
+        let endAfterMove = false;
+        let m: Message | 'timeout' | 'ended';
+        if (cut?.at === 'thinking' && cut.afterClientMoves === clientMoves) {
+          m = await read(THINKING_CUT_MS, 'while it owed a move');
+          if (m === 'timeout') return end(cut.then, 'thinking');
+          // Quicker than the end: the server plays its move, and the end follows it.
+          wire.note(`the client moved within ${THINKING_CUT_MS} ms: the end follows its move`);
+          endAfterMove = true;
+        } else m = await read(limit, 'while it owed a move');
         const elapsed = Math.round((wire.now() - asked) / wire.scaled(1));
         if (m === 'timeout') {
           if (o.canTimeout) await sendResult(seats(null, undefined).map((s) => (s.team === team ? { ...s, hardTimeout: true } : s)) as [SeatOutcome, SeatOutcome]);
@@ -478,7 +490,7 @@ export function runOstseeschachSession(o: OstseeschachSession): (wire: ScriptedW
         clientMoves++;
         wire.note(`the client moves ${moveText(move)}${state.ambers[team] > before ? ' and scores an amber' : ''}`);
         if (!paused) await out.packet(room({ class: 'memento', state }));
-        if (cut?.at === 'ownMove' && cut.afterClientMoves === clientMoves && !isOver(state)) {
+        if (((cut?.at === 'ownMove' && cut.afterClientMoves === clientMoves) || endAfterMove) && cut !== undefined && !isOver(state)) {
           await delay(50);
           return end(cut.then, 'ownMove');
         }
