@@ -32,7 +32,7 @@ const BUGS: Record<string, { fails: string[]; passes: string[] }> = {
   },
   'ignores-abort': {
     fails: ['abort-at-board-start', 'abort-after-client-move', 'abort-with-peer-move'],
-    passes: ['abort-after-end', 'end-peer-wins', 'full-game-inviting'],
+    passes: ['abort-before-acceptance', 'abort-after-end', 'end-peer-wins'],
   },
   'crossed-is-acceptance': {
     fails: ['full-game-invited', 'crossed-invitations', 'repeated-packets-invited', 'abort-at-board-start'],
@@ -47,6 +47,7 @@ const BUGS: Record<string, { fails: string[]; passes: string[] }> = {
   'numbers-only': { fails: ['dialects'], passes: ['ignored-packets', 'full-game-inviting'] },
   'acks-after-end': { fails: ['abort-after-end'], passes: ['abort-after-client-move', 'end-client-wins'] },
   'any-source': { fails: ['ignored-packets'], passes: ['full-game-inviting', 'dialects'] },
+  'any-answer-accepts': { fails: ['abort-before-acceptance'], passes: ['full-game-inviting', 'crossed-invitations', 'first-move-before-ready'] },
 };
 
 function explain(results: readonly ScenarioResult[]): string {
@@ -128,6 +129,7 @@ describe('check-client connect4', () => {
       'turn-per-player',
       'ignored-packets',
       'largest-datagram',
+      'abort-before-acceptance',
       'abort-at-board-start',
       'abort-after-client-move',
       'abort-with-peer-move',

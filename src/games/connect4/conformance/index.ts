@@ -88,6 +88,12 @@ export const C4_SCENARIOS: readonly C4Scenario[] = [
     ...J.slow,
   },
   {
+    id: 'abort-before-acceptance',
+    title: 'a 99 in answer to the client’s invitation, before any game: nothing starts, nothing is acknowledged',
+    session: { ...INVITING, cut: { at: 'invitation', then: 'abort' } },
+    ...J.lobbyAbort,
+  },
+  {
     id: 'abort-at-board-start',
     title: '99 right after the stage 3 exchange, before anyone moved (we invited)',
     session: { role: 'invited', cut: { at: 'board-start', then: 'abort' } },

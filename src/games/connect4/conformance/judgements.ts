@@ -67,6 +67,11 @@ export const J = {
     section: 'spec §3.7',
     hint: 'A 99 can come at any time, also together with a move: stop playing, acknowledge and go back to the lobby.',
   },
+  lobbyAbort: {
+    rule: 'A 99 before the board has started is not an acceptance and not a running game: start nothing and do not acknowledge it',
+    section: 'spec §3.3 (acceptance), §3.7 (acknowledging side: "in a running game")',
+    hint: 'Only a stage 2 without clientname (or a stage 3) from the invitee starts the game; a 99 is acknowledged only during a game.',
+  },
   ignoreAfterEnd: {
     rule: 'After the game’s end, stage 4, 5 and 99 from the former opponent go unanswered',
     section: 'spec §3.6 ("Afterwards")',

@@ -20,6 +20,8 @@ import { J } from './judgements.js';
 export type Role = 'inviting' | 'invited' | 'crossed';
 
 export type CutPoint =
+  /** Inviting role: the client's invitation has come, we have not accepted it. */
+  | 'invitation'
   /** The board has started (stage 3 exchanged or, as inviter, the acceptance sent), no move yet. */
   | 'board-start'
   /** Right after the client's nth move (from 0) arrived. */
@@ -98,7 +100,7 @@ const ANSWER_MS = RESEND_MS + SLACK_MS;
 const END_WATCH_MS = END_REPEATS * RESEND_MS + 1000;
 const ABORT_WATCH_MS = 4500;
 /** A 99 or a move that was on its way when ours left. */
-const CROSSING_MS = 300;
+const CROSSING_MS = 1000;
 const QUIET_MS = 400;
 
 interface Datagram {
@@ -301,6 +303,15 @@ async function play(o: C4Session, wire: ScriptedWire, thirdParty: () => Promise<
 
   if (o.role === 'inviting') {
     await waitInvitation(`within ${START_MS} ms of its start`);
+    if (o.cut?.at === 'invitation') {
+      wire.note('a 99 in answer to the invitation: no game runs, so it starts nothing and is not acknowledged (§3.3, §3.7)');
+      await write({ kind: 'abort' });
+      await pump(ABORT_WATCH_MS, (d) => {
+        if (d.m.kind === 'announce' || d.m.kind === 'invitation') return false;
+        return wire.fail(`sent "${d.raw}" after a 99 in answer to its invitation: no game had started`, J.lobbyAbort);
+      });
+      return;
+    }
     if (o.acceptSecondCopy === true) {
       const r = await pump(ANSWER_MS, (d) => d.m.kind === 'invitation');
       if (r !== 'done') wire.fail(`sent its invitation once: no second copy within ${ANSWER_MS} ms`, J.repeatInvitation);
