@@ -225,7 +225,9 @@ export function runOstseeschachSession(o: OstseeschachSession): (wire: ScriptedW
     let first = true;
 
     const room = (data: RoomMessage): ServerPacket => ({ type: 'room', roomId: ROOM_ID, data });
+    /** A pause of the server (held packets go out first); none at all for 0 ms, so coalesced writes stay whole. */
     const delay = async (ms: number): Promise<void> => {
+      if (ms <= 0) return;
       await out.flush();
       await wire.delay(ms);
     };
