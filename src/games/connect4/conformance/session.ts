@@ -1,11 +1,10 @@
 import { createSocket, type Socket } from 'node:dgram';
 import type { Judgement, ScriptedWire } from '../../../core/conformance.js';
 import { Rng } from '../../../core/rng.js';
-import { easyMove, strongMove } from '../bots/index.js';
 import { MAX_DATAGRAM_BYTES, formatMessage, parseDatagram, type OutgoingMessage, type PeerMessage } from '../protocol.js';
 import { apply, initialState, legalMoves, status, toNotation, type C4State, type Player } from '../rules.js';
-import { Position } from '../solver/position.js';
 import { J } from './judgements.js';
+import { choose, dialect, padTo } from './spelling.js';
 
 /**
  * One scripted Connect Four game against the peer under test, as a seed-conformant peer plays it
@@ -108,8 +107,6 @@ interface Datagram {
   m: PeerMessage;
   at: number;
 }
-
-class Ended extends Error {}
 
 export function runC4Session(o: C4Session, client: () => ClientAddress | null): (wire: ScriptedWire) => Promise<void> {
   return async (wire) => {
@@ -321,7 +318,7 @@ async function play(o: C4Session, wire: ScriptedWire, thirdParty: () => Promise<
     if (o.readyDelayMs !== undefined) {
       await out([{ kind: 'acceptance' }]);
       const r = await pump(o.readyDelayMs / k, (d) => d.m.kind !== 'invitation' && d.m.kind !== 'announce' && d.m.kind !== 'acceptance' && gameOnly(d));
-      if (r === 'exit') throw new Ended();
+      if (r === 'exit') wire.fail('stopped before the board started', J.ready);
       sentReady = true;
       await out([{ kind: 'ready' }]);
     } else {
@@ -611,52 +608,5 @@ async function play(o: C4Session, wire: ScriptedWire, thirdParty: () => Promise<
         return wire.fail(`sent "${d.raw}" ${Math.round(d.at - since)} ms after our stage 5: it must have ended the game after 10 s`, J.noFinalMove);
       return gameOnly(d);
     });
-  }
-}
-
-/** Our column by the session's strategy (1-based). */
-function choose(strategy: 'easy' | 'win' | 'lose', state: C4State, rng: Rng): number {
-  const position = Position.ofMoves(state.moves);
-  if (strategy === 'easy') return easyMove(position, rng);
-  if (strategy === 'win') return strongMove(position, rng);
-  // Lose: never complete a four, never block one.
-  const legal = legalMoves(state);
-  const theirs = position.clone();
-  theirs.curLo ^= theirs.maskLo;
-  theirs.curHi ^= theirs.maskHi;
-  const harmless = legal.filter((c) => !position.isWinningMove(c - 1) && !theirs.isWinningMove(c - 1));
-  const notWinning = legal.filter((c) => !position.isWinningMove(c - 1));
-  return rng.pick(harmless.length > 0 ? harmless : notWinning.length > 0 ? notWinning : legal);
-}
-
-/** A datagram of ours with an unknown key that fills it to exactly `bytes` bytes. */
-export function padTo(line: string, bytes: number): string {
-  const head = line.slice(0, -1) + ',"padding":"';
-  const tail = '"}';
-  return head + 'x'.repeat(Math.max(0, bytes - Buffer.byteLength(head) - tail.length)) + tail;
-}
-
-/**
- * The same message in the other valid spellings of §3.8, in turn: A's (pretty-printed, every value
- * a string, `/` escaped, a trailing newline), B's (`"version":"2"`), unknown keys, no clienttype
- * and other key order, clienttype 1 with NULs and blanks around.
- */
-export function dialect(line: string, n: number): string {
-  const o = JSON.parse(line) as Record<string, unknown>;
-  switch (n % 5) {
-    case 0: {
-      const strings = Object.fromEntries(Object.entries(o).map(([key, v]) => [key, String(v)]));
-      return JSON.stringify(strings, null, 4).replace(/\//g, '\\/') + '\n';
-    }
-    case 1:
-      return JSON.stringify({ ...o, version: '2' });
-    case 2:
-      return JSON.stringify({ ...o, note: 'hello', extra: [1, { a: null }] });
-    case 3: {
-      const { clienttype: _drop, ...rest } = o;
-      return JSON.stringify(Object.fromEntries(Object.entries(rest).reverse()));
-    }
-    default:
-      return `\u0000 ${JSON.stringify({ ...o, clienttype: 1 })}\t\u0000`;
   }
 }
