@@ -17,6 +17,9 @@ interface CatanScenario extends Judgement {
 /** A short game: the client's first actions, then another player's connection is lost (D9). */
 const SHORT = 8;
 
+/** A seed whose deck begins Strassenbau, Erfindung, Ritter, Monopol: the first cards bought are each of the kinds played. */
+const ALL_CARDS_SEED = 'check-client-114';
+
 /** The longest Chatnachricht our server relays: 500 characters, each one a 6-byte `\u` escape on the wire (about 3 KB). */
 const LONG_CHAT = '\u0001'.repeat(MAX_CHAT_LENGTH);
 /** Names of 40 characters of 4 bytes each (the longest the lobby accepts, in bytes). */
@@ -53,7 +56,7 @@ export const CATAN_SCENARIOS: readonly CatanScenario[] = [
   {
     id: 'all-messages',
     title: 'a whole game against bots that trade and buy cards: every message type, with others’ cards censored',
-    session: { opponents: 'weighted', chat: 'Viel Glück!', offers: true, seat: 1 },
+    session: { opponents: 'weighted', chat: 'Viel Glück!', offers: 2, seat: 1, dice: 'seven-for-client', seed: ALL_CARDS_SEED },
     rule: 'Read every message type of the spec, with the others’ Rohstoffe, Entwicklungskarten and bought cards as {"Unbekannt":n} / "Unbekannt"',
     section: 'spec §2.5, §2.6',
     hint: 'Never index your card tables by a value from the wire unchecked: others’ hands and bought cards are censored.',
@@ -73,7 +76,7 @@ export const CATAN_SCENARIOS: readonly CatanScenario[] = [
   {
     id: 'robber-on-own-field',
     title: 'an opponent rolls a 7, puts the robber on the client’s field and robs it',
-    session: { dice: 'seven-against-client', needs: 'robbed', clientActions: SHORT },
+    session: { dice: 'seven-against-client', needs: 'robbed', clientActions: SHORT, strict: true },
     rule: 'A robber moved by another player onto your field (and a card stolen from you) asks nothing of you: keep following your statuses',
     section: 'spec §2.5 (Raeuber versetzt, Kosten), §2.7 (Raeuber versetzen)',
     hint: 'Raeuber versetzt and a Kosten of your own are news, not requests; only your own Statusupdate asks you to act.',
@@ -89,7 +92,7 @@ export const CATAN_SCENARIOS: readonly CatanScenario[] = [
   {
     id: 'trade-offers',
     title: 'opponents offer trades in their turns (Handelsangebot while the client waits)',
-    session: { offers: true, clientActions: 2 * SHORT },
+    session: { offers: 4, clientActions: 2 * SHORT, strict: true },
     rule: 'A Handelsangebot of another player may be accepted (Handel annehmen), declined (Handel abbrechen) or ignored; it is no request to act',
     section: 'spec §2.5 (domestic trade), D11',
     hint: 'Answer an offer at most once and only with its Handel id; never send Zug beenden or Wuerfeln because of it.',

@@ -11,7 +11,7 @@ import { Hall } from '../lobby.js';
 import type { Match, Peer } from '../match.js';
 import { TEXT } from '../messages.js';
 import { MELDUNG_SERVER, Outgoing, parseClient, type ClientMessage, type ServerMessage } from '../protocol.js';
-import { apply, type Action, type ActionType, type State, type Status } from '../rules/index.js';
+import { apply, type ActionType, type State, type Status } from '../rules/index.js';
 import type { Session } from '../session.js';
 
 /**
@@ -32,6 +32,10 @@ const MAX_SAME_REFUSALS = 3;
 /** Real `Fehler` (not scripted ones) a client may collect in one scenario. */
 const MAX_REFUSALS = 5;
 const POLL_MS = 5;
+/** Nothing from the client and nothing to say for this long: the client has stopped (it waits for a line it missed, say). */
+const IDLE_MS = DECISION_MS + 5000;
+/** The same in the handshake and the lobby, where our server has no decision time (it would wait). */
+const LOBBY_IDLE_MS = 5000;
 
 /** What the client owes, by its own status (spec §2.4). */
 const ACTING: ReadonlySet<Status> = new Set<Status>(['Dorf bauen', 'Strasse bauen', 'Wuerfeln', 'Karten wegen Raeuber abgeben', 'Raeuber versetzen', 'Handeln oder Bauen']);
@@ -72,11 +76,15 @@ export interface CatanSession {
   clientActions?: number;
   /** After the game started, an opponent sends this chat. */
   chat?: string;
-  /** An opponent offers the client a trade (`Handel anbieten`) in each of its turns. */
-  offers?: boolean;
+  /** In this many of their turns (the first ones), opponents offer a trade (`Handel anbieten`); each waits up to 1 s for the others' answers. */
+  offers?: number;
   cut?: { at: CutPoint; nth?: number; then: CutEnd };
   /** The nth (from 0) message of this kind gets `Fehler` with `meldung`; `sticky`: the same message again gets it again. */
   refuse?: { kind: Refusable; nth?: number; meldung: string; sticky?: boolean };
+  /** The hall's seed (board, deck, ids); default `check-client`. */
+  seed?: string;
+  /** Any Fehler of our server to an action in the game fails the scenario (else a few are tolerated: races with others' trades). */
+  strict?: boolean;
   /** The game must contain this, or the scenario could not show what it is about (an error of the kit, not of the client). */
   needs?: 'discard' | 'robbed' | 'refusal' | 'ownRobber';
 }
@@ -164,7 +172,7 @@ function opponent(kind: 'random' | 'weighted', robClient: () => number | null): 
   };
 }
 
-const cards = (r: Readonly<Record<string, number>>): number => Object.values(r).reduce((a, b) => a + b, 0);
+const cards = (r: Readonly<Partial<Record<string, number>>>): number => Object.values(r).reduce<number>((a, b) => a + (b ?? 0), 0);
 
 function kindOf(m: ClientMessage, status: Status | null): Refusable | null {
   if (m.type === 'player' || m.type === 'startGame') return m.type;
@@ -181,14 +189,20 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
     const writes = o.writes ?? 'steps';
     const peer = new ClientPeer();
     const rng = Rng.seeded('check-client/dice');
-    let state: State | null = null;
-    let me: number | null = null;
+    /** What the script knows of the game, written from callbacks (the hall's, the scan of the client's lines). */
+    const live: { state: State | null; me: number | null; status: Status | null; inGame: boolean; gameOverSent: boolean } = {
+      state: null,
+      me: null,
+      status: null,
+      inGame: false,
+      gameOverSent: false,
+    };
     let sevens = 0;
     const seen = { discard: false, robbed: false, refusal: false, ownRobber: false };
-    const robbing = (): number | null => (o.dice === 'seven-against-client' && !seen.robbed ? me : null);
+    const robbing = (): number | null => (o.dice === 'seven-against-client' && !seen.robbed ? live.me : null);
     const decisionMs = o.decisionMs ?? DECISION_MS;
     const hall = new Hall({
-      seed: 'check-client',
+      seed: o.seed ?? 'check-client',
       clock: systemClock,
       log: silentLogger,
       store: null,
@@ -206,53 +220,47 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
       order: (ids) => [...ids.slice(1, seat + 1), ids[0]!, ...ids.slice(seat + 1)],
       dice: () => roll(),
       onStep: (_id, step) => {
-        state = step.state;
+        live.state = step.state;
         for (const e of step.events) {
-          if (e.type === 'robberMoved' && e.victim === me && e.player !== me) seen.robbed = true;
-          if (e.type === 'robberMoved' && e.player === me) seen.ownRobber = true;
+          if (e.type === 'robberMoved' && e.victim === live.me && e.player !== live.me) seen.robbed = true;
+          if (e.type === 'robberMoved' && e.player === live.me) seen.ownRobber = true;
         }
       },
     });
 
     /** The dice the scenario needs (a fair roll otherwise, never from the client's view). */
     const roll = (): readonly [number, number] | undefined => {
-      const s = state as State | null;
+      const s = live.state;
       if (s === null || o.dice === undefined || o.dice === 'fair') return undefined;
       const roller = s.players[s.turn]!;
-      const mine = s.players.find((p) => p.id === me);
+      const mine = s.players.find((p) => p.id === live.me);
       const seven = (): readonly [number, number] => {
         sevens++;
         return [3, 4];
       };
-      if (o.dice === 'seven-against-client' && roller.id !== me && sevens === 0) return seven();
-      if (o.dice === 'seven-by-client' && roller.id === me && sevens === 0) return seven();
-      if (o.dice === 'seven-for-client' && mine !== undefined) {
-        if (!seen.discard && cards(mine.resources) >= 8) return seven();
-        // The roll that pays the client most, so that it soon holds 8 cards.
+      if (o.dice === 'seven-against-client' && roller.id !== live.me && sevens === 0) return seven();
+      if (o.dice === 'seven-by-client' && roller.id === live.me && sevens === 0) return seven();
+      if (o.dice === 'seven-for-client' && mine !== undefined && !seen.discard) {
+        if (cards(mine.resources) >= 8) return seven();
+        // The roll that pays the client most (never a 7), so that it soon holds 8 cards.
         let best: readonly [number, number] = [1, 1];
         let most = -1;
         for (let a = 1; a <= 6; a++)
           for (const b of [1, 2, 3, 4, 5, 6]) {
             if (a + b === 7) continue;
             const next = apply(s, roller.id, { type: 'roll', dice: [a, b] });
-            const got = next.ok ? cards(next.value.state.players.find((p) => p.id === me)!.resources) : -1;
+            const got = next.ok ? cards(next.value.state.players.find((p) => p.id === live.me)!.resources) : -1;
             if (got > most || (got === most && rng.int(0, 1) === 0)) [best, most] = [[a, b], got];
           }
         return best;
       }
-      // Fair, but no 7 (the 7 is the scenario's own).
-      for (;;) {
-        const d: readonly [number, number] = [rng.int(1, 6), rng.int(1, 6)];
-        if (d[0] + d[1] !== 7) return d;
-      }
+      // Otherwise the rules' own fair dice.
+      return undefined;
     };
 
     const session: Session = hall.connect(peer, 'check-client', 'human', null, null);
-    let status: Status | null = null;
     let requests = 0;
     let oks = 0;
-    let inGame = false;
-    let gameOverSent = false;
     let refusals = 0;
     let lastRefused: string | null = null;
     let sameRefused = 0;
@@ -261,10 +269,12 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
     let pendingCut: { then: CutEnd; delayMs: number } | null = null;
     let chatted = false;
     let offeredIn = -1;
+    let offersMade = 0;
+    let lastActivity = Date.now();
     let closedBare = false;
 
     const matchOf = (): Match | null => session.match;
-    const opponentId = (): number | null => matchOf()?.players.find((p) => p.id !== me)?.id ?? null;
+    const opponentId = (): number | null => matchOf()?.players.find((p) => p.id !== live.me)?.id ?? null;
 
     const end = (then: CutEnd): void => {
       if (then === 'close') {
@@ -290,14 +300,14 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
     const scan = (): void => {
       for (let i = scanned; i < peer.queue.length; i++) {
         const m = peer.queue[i]!.message;
-        if (m.type === 'welcome') me = m.id;
-        if (m.type === 'gameStarted') inGame = true;
-        if (m.type === 'gameOver') gameOverSent = true;
-        if (m.type === 'status' && m.player.id === me) {
-          const was = status;
-          status = m.player.status;
-          if (status === 'Karten wegen Raeuber abgeben') seen.discard = true;
-          if (ACTING.has(status) && (was !== status || !inGame)) {
+        if (m.type === 'welcome') live.me = m.id;
+        if (m.type === 'gameStarted') live.inGame = true;
+        if (m.type === 'gameOver') live.gameOverSent = true;
+        if (m.type === 'status' && m.player.id === live.me) {
+          const was = live.status;
+          live.status = m.player.status;
+          if (live.status === 'Karten wegen Raeuber abgeben') seen.discard = true;
+          if (ACTING.has(live.status) && (was !== live.status || !live.inGame)) {
             const n = requests++;
             if (o.cut && (o.cut.at === 'request' || o.cut.at === 'thinking') && (o.cut.nth ?? 0) === n && pendingCut === null)
               pendingCut = { then: o.cut.then, delayMs: o.cut.at === 'thinking' ? 50 : 0 };
@@ -350,8 +360,14 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
     const finish = async (): Promise<void> => {
       await wire.halfClose();
       wire.takeCrossed();
-      if (closedBare || !gameOverSent) {
-        await wire.expectClose(EXIT_MS, 'after the server closed the connection', J.closed);
+      if (closedBare || !live.gameOverSent) {
+        // Without Spiel beendet the client may have answered what came before the end of the
+        // stream: such lines are not judged, only that it notices the end.
+        for (let i = 0; i < MAX_SAME_REFUSALS * 3; i++) {
+          if ((await wire.next(EXIT_MS)) === null) break;
+          wire.note('(sent before the client read the end of the stream: not judged)');
+        }
+        await wire.expectClose(1, 'after the server closed the connection', J.closed);
         await wire.expectExit(EXIT_MS, 'after the server closed the connection', { judgement: J.closed });
       } else {
         await wire.expectClose(EXIT_MS, 'after Spiel beendet (the server closes the connection)', J.end);
@@ -366,7 +382,7 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
         hall.addBots(session.lobby, players, seats);
       }
       const match = matchOf();
-      const s = state as State | null;
+      const s = live.state;
       if (match === null || s === null || match.over) return;
       if (o.chat !== undefined && !chatted) {
         chatted = true;
@@ -374,10 +390,11 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
         if (other !== null) match.receive(other, { type: 'chat', text: o.chat });
       }
       const active = s.players[s.turn]!;
-      if (o.offers === true && active.id !== me && active.status === 'Handeln oder Bauen' && offeredIn !== s.turnNumber) {
+      if (offersMade < (o.offers ?? 0) && active.id !== live.me && active.status === 'Handeln oder Bauen' && offeredIn !== s.turnNumber) {
         offeredIn = s.turnNumber;
         const give = (['Holz', 'Lehm', 'Wolle', 'Getreide', 'Erz'] as const).find((r) => active.resources[r] > 0);
         const want = (['Erz', 'Getreide', 'Wolle', 'Lehm', 'Holz'] as const).find((r) => r !== give);
+        if (give !== undefined && want !== undefined) offersMade++;
         if (give !== undefined && want !== undefined)
           match.receive(active.id, { type: 'action', action: { type: 'offerTrade', offer: { [give]: 1 }, request: { [want]: 1 } } });
       }
@@ -386,7 +403,7 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
     const refuse = (line: string, m: ClientMessage): boolean => {
       const r = o.refuse;
       if (!r) return false;
-      const kind = kindOf(m, status);
+      const kind = kindOf(m, live.status);
       if (r.sticky === true && lastRefused === line) {
         sameRefused++;
         if (sameRefused >= MAX_SAME_REFUSALS) wire.fail(`sent "${line}" ${sameRefused + 1} times although the server refused it each time`, J.fehler);
@@ -413,14 +430,20 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
           throw new Error(`the scripted game did not reach what the scenario needs (${o.needs}); try again`);
         }
         const match = matchOf();
-        const mine = match?.tally().find((t) => t.id === me);
+        const mine = match?.tally().find((t) => t.id === live.me);
         if (mine !== undefined && mine.timeouts > 0)
-          wire.fail(`did not act within ${decisionMs} ms in status "${status ?? '?'}": the server acted for it (D10)`, J.act);
+          wire.fail(`did not act within ${decisionMs} ms in status "${live.status ?? '?'}": the server acted for it (D10)`, J.act);
         const t0 = Date.now();
         const line = await wire.next(POLL_MS);
+        if (line !== null || peer.queue.length > 0) lastActivity = Date.now();
+        else if (Date.now() - lastActivity > wire.scaled(live.inGame ? IDLE_MS : LOBBY_IDLE_MS))
+          wire.fail(
+            `sent nothing for ${wire.scaled(live.inGame ? IDLE_MS : LOBBY_IDLE_MS)} ms while the server waited for it (${live.inGame ? `its status: "${live.status ?? '?'}"` : 'in the handshake or lobby'})`,
+            live.inGame ? J.act : J.hello,
+          );
         if (line === null) {
           if (Date.now() - t0 < POLL_MS / 2 && peer.queue.length === 0)
-            await wire.expect(/[\s\S]*/, 0, inGame ? `an action or nothing (status "${status ?? '?'}")` : 'the handshake', J.running);
+            await wire.expect(/[\s\S]*/, 0, live.inGame ? `an action or nothing (status "${live.status ?? '?'}")` : 'the handshake', J.running);
           continue;
         }
         let value: unknown;
@@ -432,15 +455,15 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
         const parsed = parseClient(value);
         if (!parsed.ok) return wire.fail(`sent "${line}": the server answers Fehler "${MELDUNG_SERVER.invalidMessage}" (${parsed.error.detail})`, J.message);
         const m = parsed.value;
-        if (m.type === 'action' && m.action.type === 'discard' && state !== null) {
-          const s = state as State;
-          const i = s.players.findIndex((p) => p.id === me);
+        if (refuse(line, m)) continue;
+        const s = live.state;
+        if (m.type === 'action' && m.action.type === 'discard' && s !== null) {
+          const i = s.players.findIndex((p) => p.id === live.me);
           const owed = i >= 0 ? (s.discards[i] ?? 0) : 0;
-          const given = cards(m.action.cards as Record<string, number>);
-          if (owed > 0 && given !== owed && o.refuse?.kind !== 'discard')
+          const given = cards(m.action.cards);
+          if (owed > 0 && given !== owed)
             wire.fail(`discarded ${given} cards, but holds ${cards(s.players[i]!.resources)} and owes ${owed}`, J.discard);
         }
-        if (refuse(line, m)) continue;
         if (o.cut?.at === 'hallo' && m.type === 'hello') {
           wire.note('the server is full');
           peer.deliver(new Outgoing({ type: 'error', message: MELDUNG_SERVER.gameFull }));
@@ -448,13 +471,18 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
           peer.end();
           continue;
         }
+        // An answer to an offer that was withdrawn (or completed) a moment earlier crossed it: not the client's fault.
+        const answered = m.type === 'action' && (m.action.type === 'acceptTrade' || m.action.type === 'cancelTrade') ? m.action.tradeId : null;
+        const lapsed = answered !== null && live.state !== null && !live.state.trades.some((t) => t.id === answered);
         const from = peer.queue.length;
         hall.receive(session, m);
         const answers = peer.queue.slice(from).map((q) => q.message);
         const refused = answers.find((a) => a.type === 'error');
-        if (refused !== undefined && refused.type === 'error') {
-          refusals++;
+        if (refused?.type === 'error') {
           wire.note(`our server refuses it: Fehler "${refused.message}"`);
+          // In the lobby a colour may be taken by a bot a moment earlier: the client cannot know.
+          if (m.type === 'action' && !lapsed) refusals++;
+          if (o.strict === true && m.type === 'action' && !lapsed) wire.fail(`sent "${line}", which our server refuses here: Fehler "${refused.message}"`, J.legal);
           if (refusals > MAX_REFUSALS) wire.fail(`the server refused ${refusals} of its messages (the last: "${line}", ${refused.message})`, J.legal);
         }
         const ok = answers.some((a) => a.type === 'answer' && a.text === 'OK');

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { runScenario, type ScenarioResult } from '../../../src/conformance/runner.js';
+import { catanConformance } from '../../../src/games/catan/conformance/index.js';
+import { parseServer } from '../../../src/games/catan/protocol.js';
+
+/**
+ * The proof of the Catan check-client scenarios (docs/check-client/catan.md): our own client passes
+ * all of them; the plain JavaScript course client of the fixtures passes all of them too, and each
+ * of its typical student bugs fails exactly the scenarios meant to catch it, while the scenarios
+ * nearest to it (the same code path, done right by the scenario) still pass.
+ * Needs dist/ (node scripts/build.mjs --server-only).
+ */
+
+/** `spielhalle bot catan` itself (the CLI takes about a second to start): a sample. */
+const BOT = ['node', 'dist/cli.js', 'bot', 'catan', '--host', '{host}', '--port', '{port}', '--strategy', 'weighted', '--log-level', 'warn'];
+const CLI_SAMPLE = ['end-while-thinking', 'fehler-dorf-bauen', 'server-closes'];
+/** Our CatanClient as `bot catan` runs it, without the CLI around it (fast to start): every scenario. */
+const OUR_CLIENT = ['node', 'test/fixtures/conformance/catan/our-client.mjs', '{host}', '{port}'];
+const FIXTURE = ['node', 'test/fixtures/conformance/catan/client.mjs', '{host}', '{port}'];
+const ALL = catanConformance.scenarios;
+const ids = ALL.map((s) => s.id);
+const FEHLER_IDS = ids.filter((id) => id.startsWith('fehler-'));
+const STICKY = ['fehler-spieler', 'fehler-dorf-bauen', 'fehler-strasse-bauen', 'fehler-raeuber-versetzen'];
+
+function explain(results: readonly ScenarioResult[]): string {
+  return results
+    .filter((r) => r.status !== 'pass')
+    .map((r) => `${r.id}: ${r.status} ${r.message ?? ''}\n${r.excerpt.map((e) => `  ${e.atMs} ${e.dir} ${e.text.slice(0, 200)}`).join('\n')}\n${r.stderr}`)
+    .join('\n');
+}
+
+/** Every run of a test shares one pool: at most POOL client processes at a time (2 shared cores). */
+const POOL = 6;
+
+async function runAll(jobs: readonly { command: string[]; only: readonly string[] | null }[]): Promise<ScenarioResult[][]> {
+  const tasks = jobs.flatMap((job, j) => (job.only === null ? ALL : ALL.filter((s) => job.only!.includes(s.id))).map((scenario) => ({ j, scenario, command: job.command })));
+  // The longest scenarios (whole games) first, so that they do not end the run alone.
+  const long = (id: string): number => (id === 'all-messages' || id === 'full-game' ? 0 : 1);
+  tasks.sort((a, b) => long(a.scenario.id) - long(b.scenario.id));
+  const results: ScenarioResult[][] = jobs.map(() => []);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) {
+      const t = tasks[next++]!;
+      results[t.j]!.push(await runScenario('catan', catanConformance, t.scenario, { command: t.command }));
+    }
+  };
+  await Promise.all(Array.from({ length: POOL }, worker));
+  return results;
+}
+
+/** Each bug: the scenarios it must fail, and scenarios on the same code path that it must pass. */
+const BUGS: Record<string, { fails: string[]; passes: string[] }> = {
+  'no-partial-lines': { fails: ['split-reads'], passes: ['coalesced-reads', 'slow-server', 'long-lines'] },
+  'ignores-end-while-thinking': { fails: ['end-while-thinking'], passes: ['end-while-owing', 'end-after-own-action', 'time-limit'] },
+  'crashes-on-unknown-card': { fails: ['all-messages'], passes: ['robber-on-own-field', 'trade-offers', 'four-players'] },
+  'discards-down-to-seven': { fails: ['seven-discard', 'fehler-karten-abgeben'], passes: ['own-seven', 'robber-on-own-field'] },
+  'fehler-fatal': {
+    fails: FEHLER_IDS.filter((id) => id !== 'fehler-spieler' && id !== 'fehler-spiel-starten'),
+    passes: ['fehler-spieler', 'fehler-spiel-starten', 'end-in-handshake'],
+  },
+  'retries-forever': { fails: STICKY, passes: FEHLER_IDS.filter((id) => !STICKY.includes(id)) },
+  'ignores-eof': { fails: ['server-closes', 'server-closes-in-lobby', 'end-in-handshake'], passes: ['end-in-lobby', 'end-while-owing', 'end-after-own-action'] },
+  'line-buffer-2048': { fails: ['long-lines'], passes: ['split-reads', 'coalesced-reads', 'four-players'] },
+  'slow-thinker': { fails: ['time-limit'], passes: ['fehler-wuerfeln', 'own-seven'] },
+  'acts-on-robber-news': { fails: ['robber-on-own-field'], passes: ['own-seven', 'seven-discard'] },
+};
+
+/** Every server message type of protocol 0.3 (spec §2.5). */
+const SERVER_TYPES = [
+  'Hallo', 'Willkommen', 'Statusupdate', 'Spiel gestartet', 'Spiel beendet', 'Serverantwort', 'Fehler', 'Chatnachricht',
+  'Wuerfelwurf', 'Ertrag', 'Kosten', 'Raeuber versetzt', 'Bauvorgang', 'Entwicklungskarte gekauft', 'Laengste Handelsstrasse', 'Groesste Rittermacht',
+  'Handelsangebot', 'Handelsangebot angenommen', 'Handel ausgefuehrt', 'Handelsangebot abgebrochen',
+  'Ritter ausspielen', 'Strassenbaukarte ausspielen', 'Monopol', 'Erfindung',
+];
+
+const sentTypes = (r: ScenarioResult): Set<string> =>
+  new Set(r.wire.filter((e) => e.dir === 'sent').map((e) => Object.keys(JSON.parse(e.text) as object)[0]!));
+
+describe('check-client catan', () => {
+  it('has a scenario for every case the issue names, each with a rule, a section and a hint', () => {
+    for (const id of ['full-game', 'all-messages', 'seven-discard', 'robber-on-own-field', 'trade-offers', 'split-reads', 'coalesced-reads', 'long-lines', 'slow-server', 'time-limit', 'end-in-handshake', 'end-in-lobby', 'end-while-owing', 'end-while-thinking', 'end-after-own-action', 'server-closes'])
+      expect(ids).toContain(id);
+    expect(FEHLER_IDS).toHaveLength(8);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const s of ALL) {
+      expect(s.id).toMatch(/^[a-z0-9-]+$/);
+      for (const text of [s.rule, s.section, s.hint]) expect(text.length).toBeGreaterThan(5);
+    }
+    for (const [bug, { fails, passes }] of Object.entries(BUGS)) for (const id of [...fails, ...passes]) expect(ids, bug).toContain(id);
+  });
+
+  it('our own client passes every scenario (and `bot catan` from the CLI a sample of them); the server speaks the whole protocol', async () => {
+    const [all, cli] = await runAll([
+      { command: OUR_CLIENT, only: null },
+      { command: BOT, only: CLI_SAMPLE },
+    ]);
+    expect(explain(all!)).toBe('');
+    expect(all!).toHaveLength(ALL.length);
+    expect(explain(cli!)).toBe('');
+    expect(cli!).toHaveLength(CLI_SAMPLE.length);
+
+    // Every line the scripted server sent is a message our own codec reads.
+    for (const r of all!) for (const e of r.wire) if (e.dir === 'sent') expect(parseServer(e.text).ok, `${r.id}: ${e.text}`).toBe(true);
+    // Together the scenarios send every server message type, and the others' cards censored.
+    const union = new Set(all!.flatMap((r) => [...sentTypes(r)]));
+    expect(SERVER_TYPES.filter((t) => !union.has(t))).toEqual([]);
+    const rich = all!.find((r) => r.id === 'all-messages')!;
+    const lines = rich.wire.filter((e) => e.dir === 'sent').map((e) => e.text);
+    expect(lines.some((l) => /"Entwicklungskarte gekauft":\{[^}]*"Entwicklungskarte":"Unbekannt"/.test(l))).toBe(true);
+    expect(lines.some((l) => /^\{"Statusupdate".*"Rohstoffe":\{"Unbekannt":[1-9]/.test(l))).toBe(true);
+    expect(lines.some((l) => /^\{"(Ertrag|Kosten)".*"Rohstoffe":\{"Unbekannt":/.test(l))).toBe(true);
+    expect(lines.some((l) => /"Status":"Karten wegen Raeuber abgeben"/.test(l))).toBe(true);
+    // The scenarios that need a situation got it.
+    const received = (id: string, re: RegExp): boolean => all!.find((r) => r.id === id)!.wire.some((e) => e.dir === 'received' && re.test(e.text));
+    expect(received('seven-discard', /^\{"Karten abgeben"/)).toBe(true);
+    expect(received('own-seven', /^\{"Raeuber versetzen"/)).toBe(true);
+    const robbed = all!.find((r) => r.id === 'robber-on-own-field')!;
+    const me = /"Willkommen":\{"id":(\d+)/.exec(robbed.wire.find((e) => e.text.startsWith('{"Willkommen"'))!.text)![1];
+    expect(robbed.wire.some((e) => e.dir === 'sent' && e.text.startsWith('{"Raeuber versetzt"') && e.text.includes(`"Ziel":${me}`))).toBe(true);
+    expect(all!.find((r) => r.id === 'trade-offers')!.wire.some((e) => e.dir === 'sent' && e.text.startsWith('{"Handelsangebot"'))).toBe(true);
+  }, 90_000);
+
+  it('the course client of the fixtures passes every scenario without a bug, and each bug fails exactly its scenarios', async () => {
+    const jobs: { command: string[]; only: readonly string[] | null }[] = [{ command: FIXTURE, only: null }];
+    for (const [bug, { fails, passes }] of Object.entries(BUGS)) jobs.push({ command: [...FIXTURE, bug], only: [...fails, ...passes] });
+    const results = await runAll(jobs);
+    expect(explain(results[0]!)).toBe('');
+    Object.keys(BUGS).forEach((bug, i) => {
+      const r = results[i + 1]!;
+      const failed = r.filter((x) => x.status !== 'pass').map((x) => x.id).sort();
+      expect({ bug, failed }).toEqual({ bug, failed: [...BUGS[bug]!.fails].sort() });
+      for (const x of r.filter((y) => y.status === 'fail')) {
+        expect(x.judgement?.rule).toBeTruthy();
+        expect(x.excerpt.some((e) => e.dir === 'sent')).toBe(true);
+      }
+    });
+  }, 120_000);
+});
