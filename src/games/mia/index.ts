@@ -7,6 +7,7 @@ import type { GameServer } from '../../core/game-server.js';
 import type { GameCommands, GameModule, ServeContext } from '../types.js';
 import { createBot, MIA_STRATEGIES, type MiaStrategy } from './bots/index.js';
 import { MiaClient } from './client.js';
+import { miaConformance } from './conformance/index.js';
 import { HouseLineup } from './house.js';
 import { isValidName, MAX_NAME_LENGTH } from './protocol.js';
 import { summarizeRound, verifyRound } from './replay.js';
@@ -117,4 +118,5 @@ export const mia: GameModule = {
   verify: verifyRound,
   summarize: summarizeRound,
   tournament: miaTournament,
+  conformance: miaConformance,
 };
