@@ -45,6 +45,8 @@ export interface MiaClientStats {
 export const REGISTER_RETRY_MS = 1000;
 export const REGISTER_TIMEOUT_MS = 3000;
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 5000;
+/** Answered questions remembered: far more than a round can ask, few enough to cost nothing. */
+const ANSWERS_KEPT = 256;
 
 interface RoundTrack {
   number: number;
@@ -77,8 +79,11 @@ export class MiaClient {
   private stopping = false;
   private watchdog: Timer | null = null;
   private round: RoundTrack = freshRound();
-  /** Bumped by every new public event; a datagram repeated within one epoch is a duplicate. */
-  private epoch = 0;
+  /**
+   * The questions answered lately (command;token). Tokens are fresh per message (spec "Tokens"), so
+   * a token seen again is the same datagram once more — right away or late, after the round moved
+   * on — and is answered once.
+   */
   private readonly answered = new Set<string>();
 
   constructor(private readonly options: MiaClientOptions) {
@@ -249,16 +254,12 @@ export class MiaClient {
     }
   }
 
-  private newEpoch(): void {
-    this.epoch++;
-    this.answered.clear();
-  }
-
-  /** True the first time a (command, token) pair is seen in the current epoch. */
+  /** True the first time a (command, token) pair is seen among the last ANSWERS_KEPT. */
   private firstTime(command: string, token: string): boolean {
     const key = `${command};${token}`;
     if (this.answered.has(key)) return false;
     this.answered.add(key);
+    if (this.answered.size > ANSWERS_KEPT) this.answered.delete(this.answered.values().next().value as string);
     return true;
   }
 
@@ -314,12 +315,10 @@ export class MiaClient {
         return;
       case 'ROUND CANCELED':
         this.round = freshRound();
-        this.newEpoch();
         return;
       case 'ROUND STARTED': {
         if (this.round.number === m.round && !this.round.over && m.round !== 0) return; // duplicate
         this.round = freshRound(Number.isFinite(m.round) ? m.round : 0, m.players);
-        this.newEpoch();
         this.tell({ type: 'roundStarted', round: this.round.number, players: m.players });
         return;
       }
@@ -361,14 +360,12 @@ export class MiaClient {
         const last = this.round.announcements[this.round.announcements.length - 1];
         if (this.round.over || (last?.name === m.name && formatDice(last.dice) === formatDice(m.dice))) return;
         this.round.announcements.push({ name: m.name, dice: m.dice });
-        this.newEpoch();
         this.tell({ type: 'announced', name: m.name, dice: m.dice });
         return;
       }
       case 'PLAYER WANTS TO SEE':
         if (this.round.over || this.round.seer !== null) return;
         this.round.seer = m.name;
-        this.newEpoch();
         this.tell({ type: 'wantsToSee', name: m.name });
         return;
       case 'ACTUAL DICE':
@@ -379,7 +376,6 @@ export class MiaClient {
       case 'PLAYER LOST': {
         if (this.round.over) return;
         this.round.over = true;
-        this.newEpoch();
         const tookPart = !bot || this.round.players.includes(me) || this.round.announcements.some((a) => a.name === me);
         if (tookPart) this.stats.rounds++;
         if (bot && m.names.includes(me)) this.stats.lost++;
