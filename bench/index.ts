@@ -11,6 +11,8 @@ const benches: [game: string, file: string, args: string[]][] = [
   ['mia', 'mia-strength.ts', ['--rounds', '10000']],
   ['connect4', 'connect4-solver.ts', ['--set', 'all']],
   ['connect4', 'connect4-solver.ts', ['--selfplay', '--games', '100']],
+  // Against Pons' C++ solver when PONS_C4SOLVER names a build of it (see the file); else ours only.
+  ['connect4', 'connect4-pons.ts', ['--sets', 'all', '--runs', '3', '--empty']],
   ['dame', 'dame-perft.ts', ['--depth', '9']],
   ['dame', 'dame-strength.ts', ['--games', '100', '--ms', '1000', '--vs', 'random,depth2', '--opening']],
   ['ostseeschach', 'ostseeschach-perft.ts', ['--depth', '5']],

@@ -73,11 +73,15 @@ export function wasmModule(): object | null {
   if (compiled !== undefined) return compiled;
   const path = wasmPath();
   if (path === null) return (compiled = null);
+  // Eagerly, too: a function compiled lazily on its first call, after the flags are restored, would
+  // get baseline code again.
   setFlagsFromString('--no-liftoff');
+  setFlagsFromString('--no-wasm-lazy-compilation');
   try {
     compiled = new wasm.Module(readFileSync(path));
   } finally {
     setFlagsFromString('--liftoff');
+    setFlagsFromString('--wasm-lazy-compilation');
   }
   warnIfStale(path);
   return compiled;
@@ -117,6 +121,8 @@ export class WasmSearch implements Search {
   private syncedRevision = 0;
   private readonly parallel: ParallelOptions;
   private helpers: Helpers | null = null;
+  /** Solves whose score a helper found first. */
+  helperWins = 0;
   /** The solve under way while helpers may join: its position and first node. */
   private job: { position: Position; weak: boolean; from: number; joined: boolean } | null = null;
 
@@ -190,6 +196,7 @@ export class WasmSearch implements Search {
       // The core traps out of the main search when a helper has finished first.
       const found = e instanceof wasm.RuntimeError && job.joined ? this.helpers!.result() : null;
       if (found === null) throw e;
+      this.helperWins++;
       return found;
     } finally {
       this.job = null;

@@ -89,6 +89,11 @@ export class Solver {
     return this.search instanceof WasmSearch ? this.search.helperNodes : 0;
   }
 
+  /** Solves whose score a helper thread found before the main search did. */
+  get helperWins(): number {
+    return this.search instanceof WasmSearch ? this.search.helperWins : 0;
+  }
+
   /** Ends helper threads, if any ran (they never hold the process open; this frees them sooner). */
   close(): void {
     if (this.search instanceof WasmSearch) this.search.close();

@@ -1,0 +1,207 @@
+/**
+ * `spielhalle solve` against Pascal Pons' C++ solver, measured in the same run (issue 20).
+ *
+ *   npx tsx bench/connect4-pons.ts [--pons PATH] [--sets all|L3_R1,…] [--runs 3] [--threads 1,2]
+ *       [--table-log 24] [--empty]
+ *
+ * Pons' solver is not part of the repository: build his final version yourself, outside it, e.g.
+ * `g++ -O3 -march=native -std=c++11 -DNDEBUG -o /tmp/pons/c4solver main.cpp Solver.cpp` in a
+ * clone of github.com/PascalPons/connect4, and give its path with --pons or PONS_C4SOLVER. Without
+ * it the comparison columns stay empty.
+ *
+ * Per set (the fixtures in test/fixtures/connect4/), `--runs` rounds, each running Pons, then ours
+ * with every thread count, one after the other (interleaved, so that the machine's load hits all of
+ * them alike); the table shows the median round:
+ * - fresh process: `node dist/cli.js solve --no-book --table-log 24 --threads T --stats` on the
+ *   set's moves, one table for the whole set (as Pons' `c4solver`, which keeps his 2^24-slot table
+ *   and finds no book in an empty working directory). Process CPU and wall come from
+ *   /usr/bin/time; "µs/pos" is the process CPU net of the same program on empty input (start-up
+ *   and table allocation), divided by the positions — the solving alone, for both programs.
+ * - warm: in this process, the set solved once to warm up, the table emptied, then timed.
+ * - nodes: the mean negamax calls of our main search (Pons' count; equal to his with one thread)
+ *   and of the helper threads.
+ * Every score is compared with the set's; the run fails on any difference.
+ *
+ * `--empty` also solves the empty board without the book (minutes) with each thread count and
+ * with Pons, once each.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Position, Solver } from '../src/games/connect4/solver/index.js';
+
+function flag(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+}
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = join(root, 'dist', 'cli.js');
+const SET_NAMES: Record<string, string> = {
+  L3_R1: 'End-Easy',
+  L2_R1: 'Middle-Easy',
+  L2_R2: 'Middle-Medium',
+  L1_R1: 'Begin-Easy',
+  L1_R2: 'Begin-Medium',
+  L1_R3: 'Begin-Hard',
+};
+const setsFlag = flag('sets', 'all');
+const sets = (setsFlag === 'all' ? Object.keys(SET_NAMES) : setsFlag.split(',')).filter((s) =>
+  existsSync(join(root, 'test', 'fixtures', 'connect4', `Test_${s}`)),
+);
+const runs = Number(flag('runs', '3'));
+const threadCounts = flag('threads', '1,2').split(',').map(Number);
+const tableLog = Number(flag('table-log', '24'));
+const ponsFlag = flag('pons', process.env.PONS_C4SOLVER ?? '');
+const pons = ponsFlag !== '' && existsSync(ponsFlag) ? ponsFlag : null;
+const work = mkdtempSync(join(tmpdir(), 'c4-pons-'));
+const haveTime = existsSync('/usr/bin/time');
+
+if (!existsSync(cli)) {
+  process.stderr.write('bench: dist/cli.js is missing (npm run build)\n');
+  process.exit(2);
+}
+if (pons === null) process.stderr.write('bench: no Pons solver (--pons PATH or PONS_C4SOLVER): our figures only\n');
+
+interface Run {
+  wallMs: number;
+  cpuMs: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** One program on one input file, timed by /usr/bin/time (CPU of all its threads) in an empty directory. */
+function timed(cmd: string, args: string[], inputFile: string): Run {
+  const timeFile = join(work, 'time');
+  const started = performance.now();
+  const r = haveTime
+    ? spawnSync('/usr/bin/time', ['-o', timeFile, '-f', '%e %U %S', cmd, ...args], { cwd: work, input: readFileSync(inputFile), encoding: 'utf8', maxBuffer: 1 << 26 })
+    : spawnSync(cmd, args, { cwd: work, input: readFileSync(inputFile), encoding: 'utf8', maxBuffer: 1 << 26 });
+  const wallMs = performance.now() - started;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
+  let cpuMs = NaN;
+  if (haveTime) {
+    const [, user = 'NaN', sys = 'NaN'] = readFileSync(timeFile, 'utf8').trim().split(/\s+/).slice(-3);
+    cpuMs = (Number(user) + Number(sys)) * 1000;
+  }
+  return { wallMs, cpuMs, stdout: r.stdout, stderr: r.stderr };
+}
+
+const ours = (threads: number): string[] => [cli, 'solve', '--no-book', '--table-log', String(tableLog), '--threads', String(threads), '--stats'];
+
+function checkScores(out: string, cases: [string, number][], who: string): number {
+  const lines = out.trim().split('\n');
+  let exact = 0;
+  cases.forEach(([moves, score], i) => {
+    if (lines[i] === `${moves} ${score}`) exact++;
+  });
+  if (exact !== cases.length) throw new Error(`${who}: ${cases.length - exact} wrong scores`);
+  return exact;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+const fmt = (x: number, digits = 0): string => (Number.isFinite(x) ? x.toFixed(digits) : '–');
+
+const empty = join(work, 'empty.in');
+writeFileSync(empty, '');
+/** Start-up of each program (median of 3): subtracted from the process CPU for µs/pos. */
+const startCpu = new Map<string, number>();
+for (const who of [...(pons ? ['pons'] : []), ...threadCounts.map((t) => `ours${t}`)]) {
+  const samples: number[] = [];
+  for (let i = 0; i < 3; i++) samples.push(who === 'pons' ? timed(pons!, [], empty).cpuMs : timed(process.execPath, ours(Number(who.slice(4))), empty).cpuMs);
+  startCpu.set(who, median(samples));
+}
+
+const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const header = `${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? '?'} × ${cpus().length}, Node ${process.version}, load average at start ${load()}`;
+process.stderr.write(`${header}\nstart-up CPU ms: ${[...startCpu].map(([k, v]) => `${k} ${fmt(v)}`).join(', ')}\n`);
+
+const rows: string[] = [];
+for (const set of sets) {
+  const file = join(root, 'test', 'fixtures', 'connect4', `Test_${set}`);
+  const cases = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l): [string, number] => {
+      const [m = '', s = ''] = l.split(' ');
+      return [m, Number(s)];
+    });
+  const movesFile = join(work, `${set}.in`);
+  writeFileSync(movesFile, cases.map(([m]) => m).join('\n') + '\n');
+  const results = new Map<string, Run[]>();
+  const nodes = new Map<number, { main: number; helper: number }>();
+  for (let r = 0; r < runs; r++) {
+    if (pons) {
+      const run = timed(pons, [], movesFile);
+      checkScores(run.stdout, cases, `Pons on ${set}`);
+      results.set('pons', [...(results.get('pons') ?? []), run]);
+    }
+    for (const t of threadCounts) {
+      const run = timed(process.execPath, ours(t), movesFile);
+      checkScores(run.stdout, cases, `ours (${t} threads) on ${set}`);
+      results.set(`ours${t}`, [...(results.get(`ours${t}`) ?? []), run]);
+      const total = /stats: total \d+ positions, (\d+) nodes, (\d+) helper nodes/.exec(run.stderr);
+      nodes.set(t, { main: Number(total?.[1]), helper: Number(total?.[2]) });
+    }
+    process.stderr.write(`${set}: round ${r + 1} of ${runs} done (load ${load()})\n`);
+  }
+  const ponsRuns = results.get('pons') ?? [];
+  const ponsCpu = median(ponsRuns.map((x) => x.cpuMs));
+  const ponsWall = median(ponsRuns.map((x) => x.wallMs));
+  const ponsPer = ((ponsCpu - (startCpu.get('pons') ?? NaN)) * 1000) / cases.length;
+  for (const t of threadCounts) {
+    const own = results.get(`ours${t}`)!;
+    const cpu = median(own.map((x) => x.cpuMs));
+    const wall = median(own.map((x) => x.wallMs));
+    const per = ((cpu - startCpu.get(`ours${t}`)!) * 1000) / cases.length;
+    // Warm: this process, after a pass over the set, the table emptied.
+    const solver = new Solver({ tableLog, threads: t, splitAfter: 4096, book: null });
+    const positions = cases.map(([m]) => Position.ofMoves(Array.from(m, Number)));
+    for (const p of positions) solver.solve(p);
+    solver.reset();
+    const c0 = process.cpuUsage();
+    const w0 = performance.now();
+    for (const p of positions) solver.solve(p);
+    const c1 = process.cpuUsage(c0);
+    const warmWall = ((performance.now() - w0) * 1000) / cases.length;
+    const warmCpu = (c1.user + c1.system) / cases.length;
+    solver.close();
+    const n = nodes.get(t)!;
+    rows.push(
+      `| ${SET_NAMES[set]} (${set}) | ${t} | ${cases.length} | ${cases.length} | ${fmt(n.main / cases.length)} | ${fmt(n.helper / cases.length)} | ` +
+        `${fmt(cpu)} / ${fmt(wall)} | ${fmt(per, 1)} | ${fmt(warmCpu, 1)} / ${fmt(warmWall, 1)} | ` +
+        `${fmt(ponsCpu)} / ${fmt(ponsWall)} | ${fmt(ponsPer, 1)} | ${fmt(cpu / ponsCpu, 2)} | ${fmt(wall / ponsWall, 2)} | ${fmt(per / ponsPer, 2)} |`,
+    );
+  }
+}
+
+const lines = [
+  header,
+  `ours: node dist/cli.js solve --no-book --table-log ${tableLog} --threads T --stats (fresh process per set, one table per set); Pons: ${pons ?? '(not given)'}; median of ${runs} interleaved rounds`,
+  '',
+  '| set | threads | positions | exact | mean nodes | mean helper nodes | ours process CPU / wall ms | ours µs/pos (CPU, net of start) | ours warm µs/pos CPU / wall | Pons process CPU / wall ms | Pons µs/pos | CPU ratio | wall ratio | µs/pos ratio |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ...rows,
+];
+
+if (process.argv.includes('--empty')) {
+  lines.push('', '| empty board, no book | score | main nodes | helper nodes | process CPU s | wall s | wall / Pons |', '|---|---|---|---|---|---|---|');
+  const boardFile = join(work, 'board.in');
+  writeFileSync(boardFile, '\n');
+  let ponsWall = NaN;
+  if (pons) {
+    const run = timed(pons, [], boardFile);
+    ponsWall = run.wallMs;
+    lines.push(`| Pons | ${run.stdout.trim()} | | | ${fmt(run.cpuMs / 1000, 1)} | ${fmt(run.wallMs / 1000, 1)} | 1.00 |`);
+  }
+  for (const t of threadCounts) {
+    const run = timed(process.execPath, [...ours(t), ''], empty);
+    const s = /stats: - (\d+) (\d+)/.exec(run.stderr);
+    lines.push(`| ours, ${t} thread(s) | ${run.stdout.trim()} | ${s?.[1] ?? '?'} | ${s?.[2] ?? '?'} | ${fmt(run.cpuMs / 1000, 1)} | ${fmt(run.wallMs / 1000, 1)} | ${fmt(run.wallMs / ponsWall, 2)} |`);
+  }
+}
+
+lines.push('', `load average at the end: ${load()}`);
+process.stdout.write(lines.join('\n') + '\n');
