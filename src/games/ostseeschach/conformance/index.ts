@@ -114,7 +114,7 @@ export const OSTSEESCHACH_SCENARIOS: readonly OstseeschachScenario[] = [
   {
     id: 'join-refused',
     title: 'the join request refused with its errorpacket (unknown reservation, no such room, unknown game type)',
-    session: { team: 'ONE', join: 'refused' },
+    session: { team: 'ONE', join: 'refused', cut: after(1, OPPONENT_LEAVES) },
     ...J.refused,
   },
   {

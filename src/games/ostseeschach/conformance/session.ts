@@ -438,6 +438,14 @@ export function runOstseeschachSession(o: OstseeschachSession): (wire: ScriptedW
         await out.packet(room({ class: 'moveRequest' }));
         await out.flush();
         const asked = wire.now();
+        // What came before this request was complete was not asked for: a move out of turn, or an
+        // answer to a packet the client had not read to its end.
+        const early = wire.takeCrossed();
+        if (early.length > 0)
+          return wire.fail(
+            `sent "${early[0] ?? ''}" before its moveRequest was complete: a move out of turn or before the request ends the game as RULE_VIOLATION ("It's not your turn yet …")`,
+            J.move,
+          );
         // With canTimeout the hard timeout; without, the kit waits as long (the server would wait forever).
         const limit = HARD_TIMEOUT_MS;
         let endAfterMove = false;
