@@ -236,7 +236,7 @@ export const miaConformance: GameConformance = {
       section: s.section,
       hint: s.hint,
       placeholders: { name: s.session.name },
-      steps: () => [{ kind: 'script', title: 'a Mia server', run: runMiaSession(s.session) }],
+      steps: () => [{ kind: 'script', title: 'a Mia server', run: runMiaSession({ ...s.session, judgement: { rule: s.rule, section: s.section, hint: s.hint } }) }],
     }),
   ),
 };

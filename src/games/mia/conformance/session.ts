@@ -68,6 +68,8 @@ export interface MiaSession {
   end?: 'invitation' | 'unregistered' | 'silent';
   silentMs?: number;
   seed?: string;
+  /** The scenario's own rule: what a missing answer or a stopped client breaks in this scenario. */
+  judgement?: Judgement;
 }
 
 /** The kit's answer time: our server set to answerMs 1000 with start-early (spec §decisions 5). */
@@ -126,7 +128,7 @@ class MiaScript {
 
   /** The turn-answer judgement: the strict one when the scenario is about our server's 250 ms. */
   private get timely(): Judgement {
-    return this.answerMs <= SERVER_ANSWER_MS ? J.answerTime : J.turn;
+    return this.s.judgement ?? (this.answerMs <= SERVER_ANSWER_MS ? J.answerTime : J.turn);
   }
 
   async run(): Promise<void> {
@@ -250,9 +252,9 @@ class MiaScript {
   }
 
   private async awaitJoin(q: Question): Promise<void> {
-    const got = await this.inbox.answer(q, q.askedAt + this.wire.scaled(this.answerMs), expectedAnswer(q), J.join);
+    const got = await this.inbox.answer(q, q.askedAt + this.wire.scaled(this.answerMs), expectedAnswer(q), this.s.judgement ?? J.join);
     if (got === 'timeout')
-      this.wire.fail(`did not answer "${q.line}" with ${expectedAnswer(q)} within ${this.wire.scaled(this.answerMs)} ms${this.inbox.ignoredText()}: our server plays the round without it`, this.answerMs <= SERVER_ANSWER_MS ? J.answerTime : J.join);
+      this.wire.fail(`did not answer "${q.line}" with ${expectedAnswer(q)} within ${this.wire.scaled(this.answerMs)} ms${this.inbox.ignoredText()}: our server plays the round without it`, this.s.judgement ?? (this.answerMs <= SERVER_ANSWER_MS ? J.answerTime : J.join));
     this.answered(q);
   }
 
@@ -273,7 +275,7 @@ class MiaScript {
     // Start-early cuts the join window short only when every invited player has joined.
     const startEarly = this.s.startEarly ?? this.answerMs > SERVER_ANSWER_MS;
     if (!plan.inProgress && !(startEarly && clientIn && others.length === this.s.opponents.length)) {
-      if ((await this.inbox.quietUntil(windowEnd)) === 'ended') await this.inbox.gone('ROUND STARTED', J.alive);
+      if ((await this.inbox.quietUntil(windowEnd)) === 'ended') await this.inbox.gone('ROUND STARTED', this.s.judgement ?? J.alive);
     }
     if (joined.length === 0) {
       await this.out({ type: 'ROUND CANCELED', reason: 'NO_PLAYERS' }, this.scoreMessage());
@@ -402,7 +404,7 @@ class MiaScript {
     await this.awaitJoin(q);
     if (end === 'invitation') {
       if ((await this.inbox.quietUntil(wire.now() + wire.scaled(QUIET_MS))) === 'ended')
-        return this.inbox.gone('nothing (the client joined and waits for the round)', J.alive);
+        return this.inbox.gone('nothing (the client joined and waits for the round)', this.s.judgement ?? J.alive);
       wire.note('the kit stops the client here: Mia has no end of game');
       return;
     }
