@@ -5,9 +5,9 @@ import { formatClient } from '../protocol.js';
 import { fromPosition } from '../setup.js';
 import type { State } from '../rules.js';
 import { xmlFramer } from './framer.js';
+import { OSTSEESCHACH_JUDGEMENTS as J } from './judgements.js';
 import {
   MAX_PACKET_CHARS,
-  OSTSEESCHACH_JUDGEMENTS as J,
   RESERVATIONS,
   ROOM_ID,
   runOstseeschachSession,

@@ -4,12 +4,14 @@ import { opponent, parseMoveName, sameSquare, type Coordinates, type Move, type 
 import { depth2Bot } from '../bots/depth2.js';
 import { noMoveFallback } from '../bots/fallback.js';
 import { GAME_TYPE, LOBBY_ERROR, MISTAKE_TEXT, invalidMoveMessage, moveText, violationReason, type DisconnectCause } from '../messages.js';
-import { STREAM_CLOSE, STREAM_OPEN, formatServer, parseClient, type ClientMove, type ClientPacket, type RoomMessage, type ServerPacket } from '../protocol.js';
+import { parseClient, type ClientMove, type ClientPacket, type RoomMessage, type ServerPacket } from '../protocol.js';
 import { apply, isOver, legalMoves, toMove, validate, type RuleErrorCode, type State } from '../rules.js';
 import { scoreGame, type SeatOutcome } from '../score.js';
 import { fromSetup } from '../setup.js';
 import { parsePackets } from '../xml/parser.js';
 import { UNREADABLE } from './framer.js';
+import { OSTSEESCHACH_JUDGEMENTS as J } from './judgements.js';
+import { Output, type WriteMode } from './output.js';
 
 /**
  * One scripted Ostseeschach connection as our server (and the official 22.final server) plays it
@@ -90,117 +92,19 @@ export interface OstseeschachSession {
   /** How long the opponent thinks before its n-th move (from 0). */
   thinkMs?: (n: number) => number;
   /** One write per packet (the server's way), cut in three, several packets in one, or slow pieces. */
-  writes?: 'packets' | 'split' | 'coalesced' | 'slow';
+  writes?: WriteMode;
   /** A paused room (step mode): every memento and request follows a step this long after the last. */
   stepMs?: number;
   /** After this many moves of the client, at this point, this ending; without: to the end. */
   cut?: { afterClientMoves: number; at: CutPoint; then: Ending };
 }
 
-const J = {
-  stream: {
-    rule: 'Open the stream with <protocol>, then send only well-formed packets our server knows',
-    section: 'spec §3.1, §3.5',
-    hint: 'Write <protocol> once, then each request as one complete element; never close </protocol> while you play.',
-  },
-  join: {
-    rule: 'Join with the request the command line asks for: <joinPrepared reservationCode="{reservation}"/> when given a reservation',
-    section: 'spec §3.2, §3.10 (the TestClient starts players with --reservation)',
-    hint: 'Pass the reservation code through unchanged; use <join/> only when no code was given.',
-  },
-  move: {
-    rule: 'Answer every moveRequest with one move <room roomId="R"><data class="move"><from x y/><to x y/></data></room>',
-    section: 'spec §3.4',
-    hint: 'Send the move to the room id of <joined>, with class="move", after the moveRequest and only then.',
-  },
-  legal: {
-    rule: 'Send only legal moves of the position in the last memento',
-    section: 'spec §2 (moves, captures, ambers), §3.3',
-    hint: 'Rebuild the board from every memento (towers have count 2; a stack that scored an amber is gone) and generate the moves of §2.',
-  },
-  time: {
-    rule: 'Send each move within 2000 ms of the moveRequest, or the server discards it and you lose (SOFT_TIMEOUT)',
-    section: 'spec §3.7',
-    hint: 'Measure the time from the moveRequest’s arrival and stop thinking well before 2000 ms (our bot uses 1700).',
-  },
-  end: {
-    rule: 'After <left roomId="R"/> end the connection (<sc.protocol.CloseConnection/>, then exit on </protocol> or EOF) and exit with code 0',
-    section: 'spec §3.5, §6 (client robustness)',
-    hint: 'The server keeps the connection open after <left>: say goodbye yourself; a result may come at any time, also without <winner>.',
-  },
-  closed: {
-    rule: 'When the server ends the stream or closes the connection, stop and exit (any exit code, no hang)',
-    section: 'spec §3.1, §3.5',
-    hint: 'A read of 0 bytes or </protocol> means the server is gone: stop reading and exit.',
-  },
-  refused: {
-    rule: 'After an errorpacket for the join request, do not wait forever: end the connection and exit (or try another join)',
-    section: 'spec §3.2, §3.9',
-    hint: 'The server keeps the connection open after an errorpacket: without a room there is nothing to wait for.',
-  },
-} satisfies Record<string, Judgement>;
-export const OSTSEESCHACH_JUDGEMENTS = J;
+
 
 type Message =
   | { kind: 'open'; raw: string }
   | { kind: 'close'; raw: string }
   | { kind: 'packet'; raw: string; packet: ClientPacket };
-
-/** How packets go out: the write modes, and `<protocol>` before the first one (spec §3.1). */
-class Output {
-  private opened = false;
-  private held: string[] = [];
-
-  constructor(
-    private readonly wire: ScriptedWire,
-    private readonly mode: NonNullable<OstseeschachSession['writes']>,
-  ) {}
-
-  async packet(p: ServerPacket): Promise<void> {
-    let text = formatServer(p);
-    if (!this.opened) {
-      text = STREAM_OPEN + text;
-      this.opened = true;
-    }
-    switch (this.mode) {
-      case 'packets':
-        return this.wire.sendRaw(text);
-      case 'coalesced':
-        this.held.push(text);
-        return;
-      case 'split': {
-        // After the first character, in the middle, before the last: no read holds a whole packet.
-        const cuts = [0, 1, Math.floor(text.length / 2), text.length - 1, text.length];
-        for (let i = 0; i + 1 < cuts.length; i++) {
-          if (i > 0) await this.wire.delay(15);
-          await this.wire.sendRaw(text.slice(cuts[i], cuts[i + 1]));
-        }
-        return;
-      }
-      case 'slow':
-        await this.wire.delay(100);
-        for (let i = 0; i < text.length; i += 256) {
-          if (i > 0) await this.wire.delay(20);
-          await this.wire.sendRaw(text.slice(i, i + 256));
-        }
-        return;
-    }
-  }
-
-  /** Coalesced packets go out in one write before the server waits. */
-  async flush(): Promise<void> {
-    if (this.held.length === 0) return;
-    const text = this.held.join('');
-    this.held = [];
-    await this.wire.sendRaw(text);
-  }
-
-  /** The end of the server's stream (`</protocol>`, also when nothing was sent before). */
-  async close(): Promise<void> {
-    await this.flush();
-    await this.wire.sendRaw(this.opened ? STREAM_CLOSE : '<protocol/>');
-  }
-}
 
 /** `</protocol>` or `<sc.protocol.CloseConnection/>`: the client ends its side. */
 const isGoodbye = (m: Message): boolean => m.kind === 'close' || (m.kind === 'packet' && m.packet.type === 'closeConnection');
