@@ -71,8 +71,10 @@ export class ClientInbox {
     const start = this.wire.now();
     const line = await this.wire.next(wanted);
     if (line !== null) return this.counted(line);
-    // next() answers at once when the client's process has ended, and only after `ms` otherwise.
-    if (this.wire.now() - start >= this.wire.scaled(wanted) / 2 && this.wire.scaled(wanted) >= 20) return TIMEOUT;
+    // next() answers null at once when the client's process has ended, else only after `ms`.
+    const full = this.wire.scaled(wanted);
+    if (full >= 25 && this.wire.now() - start >= full - 5) return TIMEOUT;
+    // It returned early (or the wait was too short to tell): a second look answers at once if the client is gone.
     const probeStart = this.wire.now();
     const again = await this.wire.next(40);
     if (again !== null) return this.counted(again);
