@@ -5,7 +5,6 @@ import { setFlagsFromString } from 'node:v8';
 import type { Book } from './book.js';
 import type { Position } from './position.js';
 import type { Checkpoint, Engine, Search } from './search.js';
-import { CHECK_INTERVAL } from './search.js';
 import { Helpers } from './smp.js';
 
 /** Where scripts/build.mjs puts the compiled core (assembly/connect4/), relative to the package root. */
@@ -111,6 +110,14 @@ export interface ParallelOptions {
 
 /** Nodes between the main search's checks while helpers work with it (a helper's finish is seen within them). */
 const JOINED_INTERVAL = 4096;
+/**
+ * Nodes between the main search's checks otherwise (the clock, progress, cancelling): fewer than
+ * the TypeScript search's CHECK_INTERVAL, because a wasm node can cost far more than its average
+ * while the table's pages are first touched (a page fault each, several µs on a loaded VM), and a
+ * deadline or a cancelled analysis should still be honoured within milliseconds. A call into
+ * JavaScript per 8192 nodes costs nothing measurable.
+ */
+const MAIN_INTERVAL = 8192;
 
 export class WasmSearch implements Search {
   readonly engine: Engine = 'wasm';
@@ -140,6 +147,7 @@ export class WasmSearch implements Search {
     const instance = new wasm.Instance(module, { env: { checkpoint: onCheck, memory: this.memory } });
     this.core = instance.exports as CoreExports;
     if (this.core.initTable(tableLog) === 0) throw new RangeError(`no memory for a table of 2^${tableLog} slots`);
+    this.core.setCheckInterval(MAIN_INTERVAL);
   }
 
   /** Threads a solve may use. */
@@ -189,7 +197,7 @@ export class WasmSearch implements Search {
     if (this.parallel.threads <= 1) return core.solve(position.curLo, position.curHi, position.maskLo, position.maskHi, position.moves, weak ? 1 : 0);
     const job = { position, weak, from: this.nodeCount, joined: false };
     this.job = job;
-    core.setCheckInterval(Math.min(CHECK_INTERVAL, Math.max(1, this.parallel.splitAfter)));
+    core.setCheckInterval(Math.min(MAIN_INTERVAL, Math.max(1, this.parallel.splitAfter)));
     try {
       return core.solve(position.curLo, position.curHi, position.maskLo, position.maskHi, position.moves, weak ? 1 : 0);
     } catch (e) {
@@ -201,7 +209,7 @@ export class WasmSearch implements Search {
     } finally {
       this.job = null;
       if (job.joined) this.helpers!.finish();
-      core.setCheckInterval(CHECK_INTERVAL);
+      core.setCheckInterval(MAIN_INTERVAL);
     }
   }
 
