@@ -18,7 +18,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { silentLogger } from '../src/core/log.js';
-import { sqliteBackend, type RecordBackend, type WireLine } from '../src/core/record-backend.js';
+import type { Records, WireLine } from '../src/core/record-backend.js';
 import { RecordStore } from '../src/core/records.js';
 import { PgRecordStore } from '../src/core/records-pg.js';
 import { CatanClient, createCatanBot } from '../src/games/catan/client.js';
@@ -53,7 +53,7 @@ async function recordOneGame(): Promise<{ wire: WireLine[]; events: number; seco
   return { wire: detail.wire.map(({ conn, at, dir, data }) => ({ conn, at, dir, data })), events: detail.events.length, seconds };
 }
 
-async function replay(store: RecordBackend, wire: readonly WireLine[], events: number): Promise<number> {
+async function replay(store: Records, wire: readonly WireLine[], events: number): Promise<number> {
   const t0 = performance.now();
   const ids = Array.from({ length: games }, (_, g) =>
     store.startMatch({
@@ -93,8 +93,8 @@ async function main(): Promise<void> {
     for (const kind of ['sqlite', 'postgres'] as const) {
       const times: number[] = [];
       for (let r = 0; r < rounds; r++) {
-        const store: RecordBackend =
-          kind === 'sqlite' ? sqliteBackend(new RecordStore(join(dir, `r${r}.db`))) : await PgRecordStore.open({ url, schema: `${schema}_${r}` });
+        const store: Records =
+          kind === 'sqlite' ? new RecordStore(join(dir, `r${r}.db`)) : await PgRecordStore.open({ url, schema: `${schema}_${r}` });
         times.push(await replay(store, game.wire, game.events));
         await store.close();
       }

@@ -242,7 +242,7 @@ async function benchGame(game: GameName): Promise<Row> {
   const store = new RecordStore(join(dir, 'records.sqlite'));
   const log = createLogger({ level: 'warn' });
   try {
-    const id = createTournament(store, parsed.spec, text);
+    const id = await createTournament(store, parsed.spec, text);
     const started = Date.now();
     let last = 0;
     const outcome = await runTournament(store, id, {
@@ -289,7 +289,7 @@ async function benchGame(game: GameName): Promise<Row> {
         );
       }
     }
-    const standings = tournamentStandings(store, id);
+    const standings = await tournamentStandings(store, id);
     const strength = new Map(list.map(([name, e]) => [name, e.strength]));
     const rows = standings.rows;
     const rho = spearman(

@@ -114,7 +114,7 @@ export function buildProgram(): Command {
     running.lifecycle.handleSignals();
     // The last resort: an exception no error boundary caught saves the records and exits 70, so
     // that a supervisor restarts the server (docs/operations.md).
-    installCrashHandlers({ log: running.log, onCrash: () => running.store.crash() });
+    installCrashHandlers({ log: running.log, onCrash: () => running.crash() });
     const lines = running.servers.map((s) => {
       const i = s.info();
       return `  ${i.title.padEnd(22)} ${i.transport} ${i.host}:${i.port}`;

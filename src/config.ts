@@ -33,6 +33,17 @@ export const settingsSchema = z
           .optional(),
       })
       .strict(),
+    /**
+     * Where records live: empty `url` (default) is the embedded SQLite store in dataDir; a
+     * `postgres://…` url keeps them in PostgreSQL (one store for many machines, docs/operations.md),
+     * in `schema`. SPIELHALLE_DATABASE_URL sets it from the environment.
+     */
+    database: z
+      .object({
+        url: z.string().regex(/^$|^postgres(ql)?:\/\//, 'empty (SQLite) or a postgres:// url'),
+        schema: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'lower-case letters, digits and _'),
+      })
+      .strict(),
     /** Retention of the record store, applied by the running server (0: keep). */
     records: z
       .object({
@@ -85,6 +96,7 @@ export const DEFAULT_SETTINGS: Settings = {
   bots: true,
   seed: '',
   web: { enabled: true, host: '127.0.0.1', port: 8080, token: '' },
+  database: { url: '', schema: 'public' },
   records: { keepDays: 365, wireKeepDays: 30, maxMegabytes: 1024, pruneEveryMinutes: 60 },
   tournaments: { programs: [] },
   games: {
@@ -115,3 +127,7 @@ export function loadSettings(options: {
 }
 
 export const recordsFile = (s: Settings): string => join(s.dataDir, 'spielhalle.db');
+
+/** Where the records of these settings live, for messages. */
+export const recordsWhere = (s: Settings): string =>
+  s.database.url === '' ? recordsFile(s) : `${s.database.url.replace(/\/\/[^@/]*@/, '//…@')} (schema ${s.database.schema})`;

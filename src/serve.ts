@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { recordsFile, type Settings } from './config.js';
+import { recordsFile, recordsWhere, type Settings } from './config.js';
 import type { GameServer } from './core/game-server.js';
 import { Lifecycle, type Stoppable } from './core/lifecycle.js';
 import { createLogger, type Logger } from './core/log.js';
+import type { Records } from './core/record-backend.js';
 import { RecordStore, StoreLockedError } from './core/records.js';
 import { startRetention } from './core/retention.js';
 import { GAMES } from './games/registry.js';
@@ -17,7 +18,9 @@ export interface Running {
   /** The token the dashboard asks for before it lets anyone change anything; null on loopback. */
   webToken: string | null;
   lifecycle: Lifecycle;
-  store: RecordStore;
+  store: Records;
+  /** The crash path: commits what is queued and marks running matches crashed, synchronously (SQLite; PostgreSQL cannot). */
+  crash(): void;
   log: Logger;
 }
 
@@ -38,17 +41,33 @@ export async function serve(settings: Settings, only: readonly string[] = [], lo
   const games = GAMES.filter((g) => (only.length ? only.includes(g.name) : settings.games[g.name].enabled));
   // Before anything opens or binds: listening beyond loopback with a well-known password is a settings error.
   checkExposure(settings, games.map((g) => g.name));
-  let store: RecordStore;
-  try {
-    store = new RecordStore(recordsFile(settings), { mode: 'serve' });
-  } catch (err) {
-    if (err instanceof StoreLockedError) throw new StartError(err.message);
-    throw err;
-  }
-  if (store.recovered > 0) log.warn({ matches: store.recovered }, 'records: matches cut off by a crash marked aborted (reason crash)');
+  let store: Records;
+  let crash = (): void => undefined;
   const lifecycle = new Lifecycle(log);
-  lifecycle.add({ name: 'record store', stop: () => store.close() });
-  lifecycle.add(startRetention(store, settings.records, log));
+  if (settings.database.url !== '') {
+    // Imported only now: a SQLite-only start does not load the PostgreSQL driver.
+    const { PgRecordStore } = await import('./core/records-pg.js');
+    try {
+      store = await PgRecordStore.open({ url: settings.database.url, schema: settings.database.schema, mode: 'serve' });
+    } catch (err) {
+      throw new StartError(`records: cannot open ${recordsWhere(settings)}: ${(err as Error).message}`);
+    }
+    lifecycle.add({ name: 'record store', stop: () => store.close() });
+    log.info({ database: recordsWhere(settings) }, 'records in PostgreSQL (retention is not applied there)');
+  } else {
+    let sqlite: RecordStore;
+    try {
+      sqlite = new RecordStore(recordsFile(settings), { mode: 'serve' });
+    } catch (err) {
+      if (err instanceof StoreLockedError) throw new StartError(err.message);
+      throw err;
+    }
+    if (sqlite.recovered > 0) log.warn({ matches: sqlite.recovered }, 'records: matches cut off by a crash marked aborted (reason crash)');
+    store = sqlite;
+    crash = () => sqlite.crash();
+    lifecycle.add({ name: 'record store', stop: () => sqlite.close() });
+    lifecycle.add(startRetention(sqlite, settings.records, log));
+  }
   const ctx: ServeContext = { settings, log, store };
   try {
     // Every server listens first, all at once, before any heavy work (dashboard, house bots, engine
@@ -110,7 +129,7 @@ export async function serve(settings: Settings, only: readonly string[] = [], lo
       log.info({ component: 'web', transport: 'http', host: settings.web.host, port: webPort, url, token: webToken !== null }, 'listening');
     }
     if (settings.bots) for (const r of running.filter((r) => !r.game.listensWithHouseBots)) await startHouseBots(r);
-    return { servers, webPort, webToken, lifecycle, store, log };
+    return { servers, webPort, webToken, lifecycle, store, crash, log };
   } catch (err) {
     await lifecycle.stop();
     throw err;

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { deflateRaw } from 'node:zlib';
 import pg from 'pg';
 import { SERVER_STOPPED } from './guard.js';
-import type { NewMatch, RecordBackend, WireLine } from './record-backend.js';
+import type { NewMatch, Records, WireLine } from './record-backend.js';
 import {
   TOURNAMENT_SELECT,
   TOURNAMENT_TABLES,
@@ -138,7 +138,7 @@ type Op =
 
 type OpOf<T extends Op['t']> = Extract<Op, { t: T }>;
 
-export class PgRecordStore implements RecordBackend {
+export class PgRecordStore implements Records {
   readonly kind = 'postgres' as const;
   private readonly pool: pg.Pool;
   private queue: Op[] = [];

@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { deflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { CRASH, SERVER_STOPPED } from './guard.js';
+import type { Records } from './record-backend.js';
 import {
   TOURNAMENT_SELECT,
   TOURNAMENT_TABLES,
@@ -209,7 +210,8 @@ const waitAsync = (
   }
 ).waitAsync;
 
-export class RecordStore {
+export class RecordStore implements Records {
+  readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
   private queue: Op[] = [];
   private timer: NodeJS.Timeout | null = null;

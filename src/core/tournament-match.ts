@@ -1,5 +1,5 @@
 import type { Logger } from './log.js';
-import type { RecordStore } from './records.js';
+import type { Records } from './record-backend.js';
 
 /**
  * What a game offers the tournament runner: how to play one scheduled match between entrants
@@ -113,7 +113,7 @@ export interface TournamentSupport {
   /** Problems with a bot entrant's name or options, one line each (empty when fine). */
   checkBot(bot: string, options: Readonly<Record<string, unknown>>): string[];
   /** Starts the game's server (on 127.0.0.1, an ephemeral port) recording into `store`. */
-  open(context: { store: RecordStore; log: Logger }): Promise<TournamentArena>;
+  open(context: { store: Records; log: Logger }): Promise<TournamentArena>;
 }
 
 /** How a program ended, as a seat's note says it ("exited with code 1", "was stopped by its cpu limit"). */

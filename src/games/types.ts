@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import type { GameServer } from '../core/game-server.js';
 import type { Logger } from '../core/log.js';
-import type { MatchDetail, MatchRecord, RecordStore } from '../core/records.js';
+import type { MatchDetail, MatchRecord } from '../core/records.js';
+import type { Records } from '../core/record-backend.js';
 import type { Stoppable } from '../core/lifecycle.js';
 import type { Settings } from '../config.js';
 import type { TournamentSupport } from '../core/tournament-match.js';
@@ -15,7 +16,7 @@ import type { GameConformance } from '../core/conformance.js';
 export interface ServeContext {
   settings: Settings;
   log: Logger;
-  store: RecordStore;
+  store: Records;
 }
 
 export interface GameCommands {

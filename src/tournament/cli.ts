@@ -55,10 +55,10 @@ function openStore(cmd: Command, mode: 'read' | 'write'): RecordStore {
   return new RecordStore(file, { mode });
 }
 
-function withStore<T>(cmd: Command, mode: 'read' | 'write', use: (store: RecordStore) => T): T {
+async function withStore<T>(cmd: Command, mode: 'read' | 'write', use: (store: RecordStore) => T | Promise<T>): Promise<T> {
   const store = openStore(cmd, mode);
   try {
-    return use(store);
+    return await use(store);
   } finally {
     store.close();
   }
@@ -161,7 +161,7 @@ async function play(
   }
   switch (outcome) {
     case 'finished':
-      process.stdout.write(`tournament ${id} finished\n${formatStandings(tournamentStandings(store, id))}`);
+      process.stdout.write(`tournament ${id} finished\n${formatStandings(await tournamentStandings(store, id))}`);
       return 0;
     case 'stopped':
       process.stderr.write(`tournament ${id} stopped; resume with: spielhalle tournament resume ${id}\n`);
@@ -211,7 +211,7 @@ export function registerTournamentCommands(program: Command): void {
       try {
         let id: string;
         try {
-          id = createTournament(store, spec, text, Date.now(), games);
+          id = await createTournament(store, spec, text, Date.now(), games);
         } catch (err) {
           throw new UsageError((err as Error).message);
         }
@@ -250,12 +250,12 @@ export function registerTournamentCommands(program: Command): void {
     .command('status')
     .description('how far a tournament is, its status and the matches being played')
     .argument('<id>')
-    .action((id: string, _opts: unknown, cmd: Command) => {
-      withStore(cmd, 'read', (store) => {
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      await withStore(cmd, 'read', async (store) => {
         existing(store, id);
         const t = store.getTournament(id);
         if (!t) return;
-        const leader = t.done > 0 ? (tournamentStandings(store, id).rows[0]?.name ?? null) : null;
+        const leader = t.done > 0 ? ((await tournamentStandings(store, id)).rows[0]?.name ?? null) : null;
         process.stdout.write(formatStatus(t, store.listTournamentMatches(id, { status: 'running' }), leader));
       });
     });
@@ -267,10 +267,10 @@ export function registerTournamentCommands(program: Command): void {
     )
     .argument('<id>')
     .option('--json', 'as JSON (with the head-to-head matrix)')
-    .action((id: string, opts: { json?: boolean }, cmd: Command) => {
-      withStore(cmd, 'read', (store) => {
+    .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
+      await withStore(cmd, 'read', async (store) => {
         existing(store, id);
-        const standings = tournamentStandings(store, id);
+        const standings = await tournamentStandings(store, id);
         process.stdout.write(
           opts.json === true ? `${standingsJson(standings)}\n` : formatStandings(standings),
         );
@@ -284,13 +284,13 @@ export function registerTournamentCommands(program: Command): void {
     .addOption(new Option('--format <format>', 'csv or json').choices(['csv', 'json']).default('csv'))
     .option('--matches', 'every match (with its replay link) instead of the standings; with JSON: both')
     .option('--out <file>', 'write to this file instead of stdout')
-    .action((id: string, opts: { format: 'csv' | 'json'; matches?: boolean; out?: string }, cmd: Command) => {
-      const text = withStore(cmd, 'read', (store) => {
+    .action(async (id: string, opts: { format: 'csv' | 'json'; matches?: boolean; out?: string }, cmd: Command) => {
+      const text = await withStore(cmd, 'read', async (store) => {
         existing(store, id);
-        const results = tournamentResults(store, id);
+        const results = await tournamentResults(store, id);
         if (opts.format === 'json')
-          return `${standingsJson(tournamentStandings(store, id), opts.matches === true ? results : undefined)}\n`;
-        return opts.matches === true ? matchesCsv(results) : standingsCsv(tournamentStandings(store, id));
+          return `${standingsJson(await tournamentStandings(store, id), opts.matches === true ? results : undefined)}\n`;
+        return opts.matches === true ? matchesCsv(results) : standingsCsv(await tournamentStandings(store, id));
       });
       if (opts.out === undefined) process.stdout.write(text);
       else writeFileSync(opts.out, text);
@@ -301,11 +301,11 @@ export function registerTournamentCommands(program: Command): void {
     .description('the tournaments in the record store, newest first')
     .option('--game <name>', 'only this game')
     .option('--limit <n>', 'how many', '20')
-    .action((opts: { game?: string; limit: string }, cmd: Command) => {
+    .action(async (opts: { game?: string; limit: string }, cmd: Command) => {
       const limit = Number(opts.limit);
       if (!Number.isInteger(limit) || limit < 1)
         throw new UsageError(`--limit must be a positive number, got "${opts.limit}"`);
-      withStore(cmd, 'read', (store) => {
+      await withStore(cmd, 'read', (store) => {
         for (const t of store.listTournaments({ game: opts.game, limit })) {
           const when = new Date(t.createdAt).toISOString();
           process.stdout.write(

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../core/log.js';
-import type { ProgramOutput, RecordStore, TournamentMatchRecord } from '../core/records.js';
+import type { ProgramOutput, TournamentMatchRecord } from '../core/records.js';
+import type { Records } from '../core/record-backend.js';
 import type {
   MatchSeat,
   TournamentArena,
@@ -99,21 +100,21 @@ function firstMatches(spec: TournamentSpec): ScheduledMatch[] {
  * (`t-<yyyymmdd>-<hhmmss>-<game>`). Throws when the game has no tournament support or a bot
  * entrant is unknown or has bad options (the message lists every problem).
  */
-export function createTournament(
-  store: RecordStore,
+export async function createTournament(
+  store: Records,
   spec: TournamentSpec,
   source: string | null = null,
   now = Date.now(),
   games: readonly GameModule[] = GAMES,
-): string {
+): Promise<string> {
   const support = tournamentSupport(spec.game, games);
   const problems = checkEntrants(spec, support);
   if (problems.length > 0) throw new Error(`the tournament has bad entrants:\n  ${problems.join('\n  ')}`);
   const matches = firstMatches(spec);
   const base = `t-${stamp(now)}-${spec.game}`;
   let id = base;
-  for (let n = 2; store.getTournament(id) !== null; n++) id = `${base}-${n}`;
-  store.createTournament({
+  for (let n = 2; (await store.getTournament(id)) !== null; n++) id = `${base}-${n}`;
+  await store.createTournament({
     id,
     name: spec.name,
     game: spec.game,
@@ -123,7 +124,7 @@ export function createTournament(
     status: 'stopped',
     createdAt: now,
   });
-  store.addTournamentMatches(id, matches);
+  await store.addTournamentMatches(id, matches);
   return id;
 }
 
@@ -135,17 +136,17 @@ function resultOf(m: TournamentMatchRecord): MatchResult | null {
 }
 
 /** Results of the done matches, in the order they finished. */
-export function tournamentResults(store: RecordStore, id: string): MatchResult[] {
-  return store.listFinishedTournamentMatches(id).flatMap((m) => resultOf(m) ?? []);
+export async function tournamentResults(store: Records, id: string): Promise<MatchResult[]> {
+  return (await store.listFinishedTournamentMatches(id)).flatMap((m) => resultOf(m) ?? []);
 }
 
-function entrantNames(store: RecordStore, id: string): string[] {
-  const spec = store.getTournament(id)?.spec as TournamentSpec | undefined;
+async function entrantNames(store: Records, id: string): Promise<string[]> {
+  const spec = (await store.getTournament(id))?.spec as TournamentSpec | undefined;
   return spec?.entrants.map((e) => e.name) ?? [];
 }
 
-export function tournamentStandings(store: RecordStore, id: string): Standings {
-  return computeStandings(tournamentResults(store, id), { entrants: entrantNames(store, id) });
+export async function tournamentStandings(store: Records, id: string): Promise<Standings> {
+  return computeStandings(await tournamentResults(store, id), { entrants: await entrantNames(store, id) });
 }
 
 /** A played match as the standings see it. */
@@ -204,19 +205,19 @@ function otherLiveWorker(worker: string | null): boolean {
  * MAX_ATTEMPTS times. Matches a crash left `running` are played again; done ones never.
  */
 export async function runTournament(
-  store: RecordStore,
+  store: Records,
   id: string,
   options: RunOptions,
 ): Promise<RunOutcome> {
   const now = options.now ?? Date.now;
   const log = options.log.child({ tournament: id });
-  const record = store.getTournament(id);
+  const record = await store.getTournament(id);
   if (!record) throw new Error(`no tournament "${id}"`);
   const spec = record.spec as TournamentSpec;
   const worker = options.worker ?? `${hostname()}:${process.pid}`;
-  const fail = (note: string): RunOutcome => {
+  const fail = async (note: string): Promise<RunOutcome> => {
     log.error({ note }, 'tournament failed');
-    store.setTournamentStatus(id, 'failed', now(), note);
+    await store.setTournamentStatus(id, 'failed', now(), note);
     return 'failed';
   };
 
@@ -230,16 +231,16 @@ export async function runTournament(
   if (problems.length > 0) return fail(problems.join('; '));
 
   // Resume: what a crash or kill cut off is played again — unless another live process plays it.
-  const cutOff = store.listTournamentMatches(id, { status: 'running' });
+  const cutOff = await store.listTournamentMatches(id, { status: 'running' });
   const live = options.force === true ? undefined : cutOff.find((m) => otherLiveWorker(m.worker));
   if (live)
     throw new Error(
       `tournament ${id} is being run by ${live.worker ?? '?'} (match ${live.id}); stop that first (or resume with --force if that process is gone)`,
     );
-  for (const m of cutOff) store.resetTournamentMatch(id, m.id);
+  for (const m of cutOff) await store.resetTournamentMatch(id, m.id);
   if (cutOff.length > 0)
     log.info({ matches: cutOff.map((m) => m.id) }, 'resuming: matches cut off before are played again');
-  if (store.listTournamentMatches(id).length === 0) store.addTournamentMatches(id, firstMatches(spec));
+  if ((await store.listTournamentMatches(id)).length === 0) await store.addTournamentMatches(id, firstMatches(spec));
 
   const parallel = Math.max(1, Math.floor(options.parallel ?? spec.parallel));
   const entrants = new Map(spec.entrants.map((e) => [e.name, e]));
@@ -249,8 +250,8 @@ export async function runTournament(
   if (leftovers > 0)
     log.warn({ processes: leftovers }, 'killed processes left behind by a run that was killed');
   const factory = options.programs ?? sandboxPrograms(pidDir);
-  const results = tournamentResults(store, id);
-  const queue = store.listTournamentMatches(id, { status: 'pending' });
+  const results = await tournamentResults(store, id);
+  const queue = await store.listTournamentMatches(id, { status: 'pending' });
   const startedAt = now();
   let doneThisRun = 0;
   const failures = new Map<string, number>();
@@ -271,13 +272,13 @@ export async function runTournament(
   }[] = [];
 
   /** Progress as of when a match ended (several may be reported at once). */
-  const progress = (at: {
+  const progress = async (at: {
     done: number;
     elapsedMs: number;
     doneThisRun: number;
     known: number;
-  }): TournamentProgress => {
-    const matches = store.listTournamentMatches(id);
+  }): Promise<TournamentProgress> => {
+    const matches = await store.listTournamentMatches(id);
     const { done, elapsedMs, doneThisRun } = at;
     let total = matches.length;
     if (spec.format === 'swiss') {
@@ -304,21 +305,21 @@ export async function runTournament(
     };
   };
 
-  const finish = (
+  const finish = async (
     m: TournamentMatchRecord,
     result: MatchResult,
     records: string[],
     output: ProgramOutput[],
-  ): MatchResult => {
-    store.finishTournamentMatch(id, m.id, { at: now(), result, records, output });
+  ): Promise<MatchResult> => {
+    await store.finishTournamentMatch(id, m.id, { at: now(), result, records, output });
     results.push(result);
     doneThisRun++;
     return result;
   };
 
   /** A failed attempt (play() threw, or the arena cut it off by itself): again later, or the end. */
-  const retry = (m: TournamentMatchRecord, why: string): void => {
-    store.resetTournamentMatch(id, m.id);
+  const retry = async (m: TournamentMatchRecord, why: string): Promise<void> => {
+    await store.resetTournamentMatch(id, m.id);
     if (stop.signal.aborted) return;
     const n = (failures.get(m.id) ?? 0) + 1;
     failures.set(m.id, n);
@@ -347,7 +348,7 @@ export async function runTournament(
 
   /** Plays one match; its result once it is done, undefined when it goes back to pending. */
   const play = async (arena: TournamentArena, m: TournamentMatchRecord): Promise<MatchResult | undefined> => {
-    store.startTournamentMatch(id, m.id, now(), worker);
+    await store.startTournamentMatch(id, m.id, now(), worker);
     if (m.bye) {
       return finish(
         m,
@@ -389,20 +390,20 @@ export async function runTournament(
       }
     }
     if (outcome === undefined) {
-      retry(m, error instanceof Error ? error.message : String(error));
+      await retry(m, error instanceof Error ? error.message : String(error));
       return undefined;
     }
     if (outcome.aborted === true) {
-      if (stop.signal.aborted) store.resetTournamentMatch(id, m.id);
-      else retry(m, `cut off: ${outcome.reason}`);
+      if (stop.signal.aborted) await store.resetTournamentMatch(id, m.id);
+      else await retry(m, `cut off: ${outcome.reason}`);
       return undefined;
     }
     const result = matchResult(m, outcome);
-    finish(m, result, outcome.records, output);
+    await finish(m, result, outcome.records, output);
     const first = outcome.records[0];
     if (first !== undefined && output.length > 0) {
       try {
-        store.appendEvent(first, { at: now(), type: 'program-output', data: output });
+        await store.appendEvent(first, { at: now(), type: 'program-output', data: output });
       } catch (err) {
         log.warn(
           { match: m.id, record: first, err },
@@ -415,17 +416,17 @@ export async function runTournament(
   };
 
   /** Swiss: once a round is all done, the next one from the results so far. */
-  const nextRound = (): boolean => {
+  const nextRound = async (): Promise<boolean> => {
     if (spec.format !== 'swiss') return false;
-    const matches = store.listTournamentMatches(id);
+    const matches = await store.listTournamentMatches(id);
     const round = Math.max(0, ...matches.map((m) => m.round));
     if (round >= spec.rounds || matches.some((m) => m.status !== 'done')) return false;
-    store.addTournamentMatches(id, swissRound(spec, round + 1, swissHistory(results)));
-    queue.push(...store.listTournamentMatches(id, { status: 'pending' }));
+    await store.addTournamentMatches(id, swissRound(spec, round + 1, swissHistory(results)));
+    queue.push(...(await store.listTournamentMatches(id, { status: 'pending' })));
     return queue.length > 0;
   };
 
-  store.setTournamentStatus(id, 'running', now());
+  await store.setTournamentStatus(id, 'running', now());
   let arena: TournamentArena;
   try {
     arena = await support.open({ store, log });
@@ -445,9 +446,9 @@ export async function runTournament(
             stop.abort();
             return undefined;
           })
-          .then((finished) => {
+          .then(async (finished) => {
+            const done = (await store.listTournamentMatches(id, { status: 'done' })).length;
             inFlight.delete(m.id);
-            const done = store.listTournamentMatches(id, { status: 'done' }).length;
             reports.push({
               finished,
               done,
@@ -461,12 +462,12 @@ export async function runTournament(
       // Reported once the next matches are under way, so `running` shows them.
       for (const { finished, ...at } of reports.splice(0)) {
         try {
-          options.onProgress?.({ ...progress(at), ...(finished === undefined ? {} : { finished }) });
+          options.onProgress?.({ ...(await progress(at)), ...(finished === undefined ? {} : { finished }) });
         } catch (err) {
           log.warn({ err }, 'onProgress threw');
         }
       }
-      if (inFlight.size === 0 && (stop.signal.aborted || (queue.length === 0 && !nextRound()))) break;
+      if (inFlight.size === 0 && (stop.signal.aborted || (queue.length === 0 && !(await nextRound())))) break;
       if (inFlight.size > 0) await Promise.race(inFlight.values());
     }
   } finally {
@@ -475,11 +476,11 @@ export async function runTournament(
   }
   if (state.failure !== null) return fail(state.failure);
   if (stop.signal.aborted) {
-    store.setTournamentStatus(id, 'stopped', now(), 'stopped');
+    await store.setTournamentStatus(id, 'stopped', now(), 'stopped');
     log.info('tournament stopped');
     return 'stopped';
   }
-  store.setTournamentStatus(id, 'finished', now());
+  await store.setTournamentStatus(id, 'finished', now());
   log.info('tournament finished');
   return 'finished';
 }

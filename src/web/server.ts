@@ -11,7 +11,7 @@ import type { GameServer, LeaderboardEntry, ServerInfo } from '../core/game-serv
 import type { Logger } from '../core/log.js';
 import { registry } from '../core/metrics.js';
 import type { MatchSummary, WireLine, WirePage, WireRecord } from '../core/record-types.js';
-import type { RecordStore } from '../core/records.js';
+import type { Records } from '../core/record-backend.js';
 import { isLoopbackHost } from '../core/hosts.js';
 import { newToken, redactToken, requireToken, type ReadOnlyRouteConfig } from './exposure.js';
 import { trackServers } from './metrics.js';
@@ -28,7 +28,7 @@ import { defaultStaticDir, registerStatic } from './static.js';
 
 export interface WebOptions {
   servers: GameServer[];
-  store: RecordStore;
+  store: Records;
   log: Logger;
   host: string;
   port: number;
@@ -200,27 +200,27 @@ export function createWebServer(options: WebOptions): WebServer {
     });
 
     // The total with these filters (for paging) goes in a header, so the body stays a plain list.
-    api.get('/api/matches', (request, reply) => {
+    api.get('/api/matches', async (request, reply) => {
       const parsed = matchQuery.safeParse(request.query);
       if (!parsed.success)
         return reply.code(400).send({ error: `bad query: ${describeIssues(parsed.error)}` });
       const { limit: _limit, offset: _offset, ...filters } = parsed.data;
-      void reply.header('x-total-count', String(store.countListed(filters)));
-      return reply.send(store.listMatches(parsed.data));
+      void reply.header('x-total-count', String(await store.countListed(filters)));
+      return reply.send(await store.listMatches(parsed.data));
     });
 
-    api.get('/api/match-hours', (request, reply) => {
+    api.get('/api/match-hours', async (request, reply) => {
       const parsed = matchQuery.safeParse(request.query);
       if (!parsed.success)
         return reply.code(400).send({ error: `bad query: ${describeIssues(parsed.error)}` });
-      return reply.send(store.listHours(parsed.data));
+      return reply.send(await store.listHours(parsed.data));
     });
 
-    api.get<{ Params: { id: string } }>('/api/matches/:id', (request, reply) => {
+    api.get<{ Params: { id: string } }>('/api/matches/:id', async (request, reply) => {
       const parsed = detailQuery.safeParse(request.query);
       if (!parsed.success)
         return reply.code(400).send({ error: `bad query: ${describeIssues(parsed.error)}` });
-      const match = store.getMatch(request.params.id);
+      const match = await store.getMatch(request.params.id);
       if (!match) return reply.code(404).send({ error: `no match with id ${request.params.id}` });
       if (parsed.data.wire !== '0') return reply.send(match);
       const { wire, ...rest } = match;
@@ -228,11 +228,11 @@ export function createWebServer(options: WebOptions): WebServer {
       return reply.send(summary);
     });
 
-    api.get<{ Params: { id: string } }>('/api/matches/:id/wire', (request, reply) => {
+    api.get<{ Params: { id: string } }>('/api/matches/:id/wire', async (request, reply) => {
       const parsed = wireQuery.safeParse(request.query);
       if (!parsed.success)
         return reply.code(400).send({ error: `bad query: ${describeIssues(parsed.error)}` });
-      const match = store.getMatch(request.params.id);
+      const match = await store.getMatch(request.params.id);
       if (!match) return reply.code(404).send({ error: `no match with id ${request.params.id}` });
       const all = wireLines(match.wire);
       const counts = new Map<string, number>();

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { DEFAULT_SETTINGS, type Settings } from '../config.js';
 import type { Logger } from '../core/log.js';
 import type { TournamentMatchRecord, TournamentRecord } from '../core/record-types.js';
-import type { RecordStore } from '../core/records.js';
+import type { Records } from '../core/record-backend.js';
 import { GAMES } from '../games/registry.js';
 import type { GameModule } from '../games/types.js';
 import {
@@ -49,7 +49,7 @@ import type {
 export type RegisteredProgram = Settings['tournaments']['programs'][number];
 
 export interface TournamentRoutesOptions {
-  store: RecordStore;
+  store: Records;
   log: Logger;
   /** Where tournaments keep their files (programs' working directories): the settings' data dir. */
   dataDir?: string;
@@ -219,18 +219,18 @@ export function registerTournamentRoutes(
 
   const findGame = (name: string) => games.find((g) => g.name === name);
 
-  const standingsOf = (t: TournamentRecord): Standings => {
+  const standingsOf = async (t: TournamentRecord): Promise<Standings> => {
     const key = `${t.done}/${t.updatedAt}`;
     const cached = standingsCache.get(t.id);
     if (cached?.key === key) return cached.standings;
-    const standings = tournamentStandings(store, t.id);
+    const standings = await tournamentStandings(store, t.id);
     standingsCache.set(t.id, { key, standings });
     return standings;
   };
 
-  const summaryOf = (t: TournamentRecord): TournamentSummary => {
+  const summaryOf = async (t: TournamentRecord): Promise<TournamentSummary> => {
     const { spec: _spec, source: _source, ...rest } = t;
-    const leader = t.done > 0 ? (standingsOf(t).rows[0]?.name ?? null) : null;
+    const leader = t.done > 0 ? ((await standingsOf(t)).rows[0]?.name ?? null) : null;
     return { ...rest, live: running.has(t.id), leader };
   };
 
@@ -273,14 +273,14 @@ export function registerTournamentRoutes(
   const notFound = (reply: FastifyReply, id: string) =>
     reply.code(404).send({ error: `no tournament with id ${id}` });
 
-  app.get('/api/tournaments', (request, reply) => {
+  app.get('/api/tournaments', async (request, reply) => {
     const parsed = listQuery.safeParse(request.query);
     if (!parsed.success) return reply.code(400).send({ error: `bad query: ${describeIssues(parsed.error)}` });
     const { game, limit = 20, offset = 0 } = parsed.data;
     // One more than asked: whether an older page exists.
-    const rows = store.listTournaments({ game, limit: limit + 1, offset });
+    const rows = await store.listTournaments({ game, limit: limit + 1, offset });
     void reply.header('x-has-more', rows.length > limit ? '1' : '0');
-    return reply.send(rows.slice(0, limit).map(summaryOf));
+    return reply.send(await Promise.all(rows.slice(0, limit).map(summaryOf)));
   });
 
   app.get('/api/tournaments/programs', (request, reply) => {
@@ -308,14 +308,14 @@ export function registerTournamentRoutes(
     return reply.send(body);
   });
 
-  app.get<{ Params: { id: string } }>('/api/tournaments/:id', (request, reply) => {
-    const t = store.getTournament(request.params.id);
+  app.get<{ Params: { id: string } }>('/api/tournaments/:id', async (request, reply) => {
+    const t = await store.getTournament(request.params.id);
     if (!t) return notFound(reply, request.params.id);
     const spec = specOf(t);
     const live = running.has(t.id);
-    const matches = live ? [] : store.listTournamentMatches(t.id, { status: 'running' });
+    const matches = live ? [] : await store.listTournamentMatches(t.id, { status: 'running' });
     const view: TournamentView = {
-      ...summaryOf(t),
+      ...(await summaryOf(t)),
       entrants: publicEntrants(spec),
       settings: spec
         ? {
@@ -330,23 +330,23 @@ export function registerTournamentRoutes(
         : null,
       progress: progressOf(
         t,
-        store.listFinishedTournamentMatches(t.id),
+        await store.listFinishedTournamentMatches(t.id),
         live,
         running.get(t.id)?.progress ?? null,
       ),
-      standings: standingsOf(t),
+      standings: await standingsOf(t),
       resumable: !live && t.status !== 'finished' && otherWorker(matches) === null,
     };
     return reply.send(view);
   });
 
-  app.get<{ Params: { id: string } }>('/api/tournaments/:id/matches', (request, reply) => {
+  app.get<{ Params: { id: string } }>('/api/tournaments/:id/matches', async (request, reply) => {
     const parsed = matchesQuery.safeParse(request.query);
     if (!parsed.success) return reply.code(400).send({ error: `bad query: ${describeIssues(parsed.error)}` });
-    const t = store.getTournament(request.params.id);
+    const t = await store.getTournament(request.params.id);
     if (!t) return notFound(reply, request.params.id);
     const { status, limit = 1000, offset = 0 } = parsed.data;
-    const all = store.listTournamentMatches(t.id, { status });
+    const all = await store.listTournamentMatches(t.id, { status });
     void reply.header('x-total-count', String(all.length));
     const rows: TournamentMatchView[] = all.slice(offset, offset + limit).map((m) => ({
       id: m.id,
@@ -365,19 +365,18 @@ export function registerTournamentRoutes(
     return reply.send(rows);
   });
 
-  app.get<{ Params: { id: string } }>('/api/tournaments/:id/history', (request, reply) => {
-    const t = store.getTournament(request.params.id);
+  app.get<{ Params: { id: string } }>('/api/tournaments/:id/history', async (request, reply) => {
+    const t = await store.getTournament(request.params.id);
     if (!t) return notFound(reply, request.params.id);
     const key = `${t.done}/${t.updatedAt}`;
     const cached = historyCache.get(t.id);
     if (cached?.key === key) return reply.send(cached.history);
     const entrants = publicEntrants(specOf(t)).map((e) => e.name);
-    const results = store
-      .listFinishedTournamentMatches(t.id)
+    const results = (await store.listFinishedTournamentMatches(t.id))
       .map(resultOf)
       .filter((r): r is MatchResult => r !== null);
     const step = Math.max(1, Math.ceil(results.length / HISTORY_POINTS));
-    let method: Standings['method'] = standingsOf(t).method;
+    let method: Standings['method'] = (await standingsOf(t)).method;
     // Everyone starts at the method's prior: Bradley–Terry 1500 on the Elo scale, OpenSkill μ = 25.
     const start = method === 'openskill' ? 25 : 1500;
     const points: HistoryPoint[] =
@@ -396,13 +395,13 @@ export function registerTournamentRoutes(
 
   app.get<{ Params: { id: string; name: string } }>(
     '/api/tournaments/:id/entrants/:name',
-    (request, reply) => {
-      const t = store.getTournament(request.params.id);
+    async (request, reply) => {
+      const t = await store.getTournament(request.params.id);
       if (!t) return notFound(reply, request.params.id);
       const { name } = request.params;
       const entrant = publicEntrants(specOf(t)).find((e) => e.name === name);
       if (!entrant) return reply.code(404).send({ error: `no entrant ${name} in ${t.id}` });
-      const matches: EntrantMatch[] = store.listTournamentMatches(t.id, { entrant: name }).map((m) => {
+      const matches: EntrantMatch[] = (await store.listTournamentMatches(t.id, { entrant: name })).map((m) => {
         const result = resultOf(m);
         const seat = m.seats.indexOf(name);
         const own = result?.seats.find((s) => s.name === name) ?? result?.seats[seat] ?? null;
@@ -423,32 +422,32 @@ export function registerTournamentRoutes(
       const view: EntrantView = {
         tournament: { id: t.id, name: t.name, game: t.game, status: t.status },
         entrant,
-        row: standingsOf(t).rows.find((r) => r.name === name) ?? null,
+        row: (await standingsOf(t)).rows.find((r) => r.name === name) ?? null,
         matches,
       };
       return reply.send(view);
     },
   );
 
-  app.get<{ Params: { id: string } }>('/api/tournaments/:id/export.csv', (request, reply) => {
+  app.get<{ Params: { id: string } }>('/api/tournaments/:id/export.csv', async (request, reply) => {
     const parsed = exportQuery.safeParse(request.query);
     if (!parsed.success) return reply.code(400).send({ error: `bad query: ${describeIssues(parsed.error)}` });
-    const t = store.getTournament(request.params.id);
+    const t = await store.getTournament(request.params.id);
     if (!t) return notFound(reply, request.params.id);
     const kind = parsed.data.kind ?? 'standings';
     const body =
-      kind === 'standings' ? standingsCsv(standingsOf(t)) : matchesCsv(tournamentResults(store, t.id));
+      kind === 'standings' ? standingsCsv(await standingsOf(t)) : matchesCsv(await tournamentResults(store, t.id));
     return attachment(reply, 'text/csv; charset=utf-8', `${t.id}-${kind}.csv`, body);
   });
 
-  app.get<{ Params: { id: string } }>('/api/tournaments/:id/export.json', (request, reply) => {
-    const t = store.getTournament(request.params.id);
+  app.get<{ Params: { id: string } }>('/api/tournaments/:id/export.json', async (request, reply) => {
+    const t = await store.getTournament(request.params.id);
     if (!t) return notFound(reply, request.params.id);
-    const body = standingsJson(standingsOf(t), tournamentResults(store, t.id));
+    const body = standingsJson(await standingsOf(t), await tournamentResults(store, t.id));
     return attachment(reply, 'application/json; charset=utf-8', `${t.id}.json`, body);
   });
 
-  app.post('/api/tournaments', (request, reply) => {
+  app.post('/api/tournaments', async (request, reply) => {
     const parsed = createBody.safeParse(request.body);
     if (!parsed.success) {
       const body: TournamentErrors = {
@@ -495,7 +494,7 @@ export function registerTournamentRoutes(
     }
     let id: string;
     try {
-      id = createTournament(store, result.spec, text, Date.now(), games);
+      id = await createTournament(store, result.spec, text, Date.now(), games);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const body: TournamentErrors = {
@@ -513,22 +512,24 @@ export function registerTournamentRoutes(
   });
 
   app.post<{ Params: { id: string } }>('/api/tournaments/:id/stop', async (request, reply) => {
-    const t = store.getTournament(request.params.id);
+    const t = await store.getTournament(request.params.id);
     if (!t) return notFound(reply, request.params.id);
     if (!running.has(t.id)) return reply.code(409).send({ error: `${t.id} is not running in this server` });
     await stop(t.id);
-    return reply.send(summaryOf(store.getTournament(t.id) ?? t));
+    return reply.send(await summaryOf((await store.getTournament(t.id)) ?? t));
   });
 
-  app.post<{ Params: { id: string } }>('/api/tournaments/:id/resume', (request, reply) => {
-    const t = store.getTournament(request.params.id);
+  app.post<{ Params: { id: string } }>('/api/tournaments/:id/resume', async (request, reply) => {
+    const t = await store.getTournament(request.params.id);
     if (!t) return notFound(reply, request.params.id);
     if (running.has(t.id)) return reply.code(409).send({ error: `${t.id} is running already` });
     if (t.status === 'finished') return reply.code(409).send({ error: `${t.id} is finished` });
-    const other = otherWorker(store.listTournamentMatches(t.id, { status: 'running' }));
+    const other = otherWorker(await store.listTournamentMatches(t.id, { status: 'running' }));
     if (other !== null) return reply.code(409).send({ error: `${t.id} is being played by ${other}` });
+    // Another request may have resumed it while this one read the store.
+    if (running.has(t.id)) return reply.code(409).send({ error: `${t.id} is running already` });
     start(t.id);
-    return reply.send(summaryOf(store.getTournament(t.id) ?? t));
+    return reply.send(await summaryOf((await store.getTournament(t.id)) ?? t));
   });
 
   return { stopAll: async () => Promise.all([...running.keys()].map(stop)).then(() => undefined) };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadSettings } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
+import type { RecordStore } from '../../src/core/records.js';
 import { HouseBot } from '../../src/games/catan/house-bot.js';
 import { Match as CatanMatch } from '../../src/games/catan/match.js';
 import { Board } from '../../src/games/connect4/peer/board.js';
@@ -68,7 +69,8 @@ describe('a fault in one game', () => {
     };
     const settings = loadSettings({ env, cwd: tmpdir() }).config;
     running = await serve(settings, [], silentLogger);
-    const store = running.store;
+    // serve() on the embedded default: the SQLite store, which answers at once.
+    const store = running.store as RecordStore;
     const finished = (game: Game): number =>
       store.listMatches({ game, status: 'finished', limit: 1000 }).length;
     const untilAll = async (what: string, ok: (game: Game) => boolean, ms: number): Promise<void> => {

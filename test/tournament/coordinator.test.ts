@@ -37,11 +37,11 @@ function spec(over: Partial<TournamentSpec> = {}): TournamentSpec {
   };
 }
 
-function setup(s: TournamentSpec, fake: FakeOptions = {}) {
+async function setup(s: TournamentSpec, fake: FakeOptions = {}) {
   const game = fakeGame(fake);
   const store = new RecordStore(':memory:');
   const workDir = mkdtempSync(join(tmpdir(), 'spielhalle-coord-'));
-  const id = createTournament(store, s, null, Date.UTC(2026, 10, 25, 20, 45, 12), [game]);
+  const id = await createTournament(store, s, null, Date.UTC(2026, 10, 25, 20, 45, 12), [game]);
   const run = (
     extra: { signal?: AbortSignal; onProgress?: (p: TournamentProgress) => void; parallel?: number } = {},
   ) => runTournament(store, id, { log: silentLogger, games: [game], workDir, ...extra });
@@ -53,7 +53,7 @@ const orderFree = (s: Standings) => s.rows.map(({ elo: _elo, ...row }) => row);
 
 describe('coordinator', () => {
   it('plays a round robin to the end: every match once, standings by strength', async () => {
-    const { store, id, run, game } = setup(spec());
+    const { store, id, run, game } = await setup(spec());
     expect(id).toBe('t-20261125-204512-dame');
     expect(store.getTournament(id)).toMatchObject({ status: 'stopped', total: 12, done: 0 });
     const progress: TournamentProgress[] = [];
@@ -66,14 +66,14 @@ describe('coordinator', () => {
     expect(progress.at(-1)!.perMinute).toBeGreaterThan(0);
     expect(progress.every((p) => p.running.length <= 2)).toBe(true);
 
-    const standings = tournamentStandings(store, id);
+    const standings = (await tournamentStandings(store, id));
     expect(standings.rows.map((r) => [r.name, r.wins, r.draws, r.losses])).toEqual([
       ['anna', 6, 0, 0],
       ['bert', 4, 0, 2],
       ['cleo', 2, 0, 4],
       ['dora', 0, 0, 6],
     ]);
-    const results = tournamentResults(store, id);
+    const results = (await tournamentResults(store, id));
     expect(results).toHaveLength(12);
     // Each result links its record, and the record is the game's own.
     for (const r of results) {
@@ -91,10 +91,10 @@ describe('coordinator', () => {
       entrants: [...fixedEntrants({ a: 1 }), { name: 'b', kind: 'bot', bot: 'nope', options: {} }],
     });
     const game = fakeGame();
-    expect(() => createTournament(new RecordStore(':memory:'), bad, null, Date.now(), [game])).toThrow(
+    await expect(createTournament(new RecordStore(':memory:'), bad, null, Date.now(), [game])).rejects.toThrow(
       /entrant b: unknown fake bot "nope"/,
     );
-    expect(() =>
+    await expect(
       createTournament(
         new RecordStore(':memory:'),
         spec({ game: 'mia', format: 'tables' }),
@@ -102,8 +102,8 @@ describe('coordinator', () => {
         Date.now(),
         [game],
       ),
-    ).toThrow(/unknown game "mia"/);
-    const { store, id } = setup(spec());
+    ).rejects.toThrow(/unknown game "mia"/);
+    const { store, id } = await setup(spec());
     expect(await runTournament(store, id, { log: silentLogger, games: [], workDir: tmpdir() })).toBe(
       'failed',
     );
@@ -112,7 +112,7 @@ describe('coordinator', () => {
 
   it('advances Swiss rounds from the results, with byes, until the rounds are played', async () => {
     const entrants = fixedEntrants({ a: 5, b: 4, c: 3, d: 2, e: 1 });
-    const { store, id, run } = setup(spec({ format: 'swiss', entrants, rounds: 3 }));
+    const { store, id, run } = await setup(spec({ format: 'swiss', entrants, rounds: 3 }));
     expect(store.listTournamentMatches(id).map((m) => m.round)).toEqual([1, 1, 1, 1, 1]);
     expect(await run()).toBe('finished');
     const matches = store.listTournamentMatches(id);
@@ -126,16 +126,16 @@ describe('coordinator', () => {
     expect(matches.every((m) => m.status === 'done')).toBe(true);
     // Three different byes.
     expect(new Set(matches.filter((m) => m.bye).map((m) => m.seats[0])).size).toBe(3);
-    expect(tournamentStandings(store, id).rows[0]!.name).toBe('a');
+    expect((await tournamentStandings(store, id)).rows[0]!.name).toBe('a');
   });
 
   it('stops on the signal, then resumes where it was: nothing played twice, same standings as without the stop', async () => {
-    const whole = setup(spec(), { delayMs: 5 });
+    const whole = await setup(spec(), { delayMs: 5 });
     expect(await whole.run()).toBe('finished');
 
     const stopped = new AbortController();
     let started = 0;
-    const cut = setup(spec(), {
+    const cut = await setup(spec(), {
       delayMs: 30,
       onPlay: () => {
         // Abort while the 6th and 7th are in flight.
@@ -154,21 +154,21 @@ describe('coordinator', () => {
     expect(await cut.run()).toBe('finished');
     const finished = cut.store.listTournamentMatches(cut.id);
     expect(finished.every((m) => m.status === 'done')).toBe(true);
-    const results = tournamentResults(cut.store, cut.id);
+    const results = (await tournamentResults(cut.store, cut.id));
     expect(results.map((r) => r.id).sort()).toEqual(finished.map((m) => m.id).sort());
     // The done ones were not played again; the cut-off ones were.
     const playedAgain = cut.game.plays
       .filter((p, i) => cut.game.plays.indexOf(p) !== i)
       .map((p) => p.split('/')[1]);
     for (const id of doneBefore) expect(playedAgain).not.toContain(id);
-    expect(orderFree(tournamentStandings(cut.store, cut.id))).toEqual(
-      orderFree(tournamentStandings(whole.store, whole.id)),
+    expect(orderFree((await tournamentStandings(cut.store, cut.id)))).toEqual(
+      orderFree((await tournamentStandings(whole.store, whole.id))),
     );
     expect(cut.store.getTournament(cut.id)).toMatchObject({ status: 'finished', note: null });
   });
 
   it('refuses to take over matches a live process is playing, unless forced', async () => {
-    const { store, id, run, workDir, game } = setup(spec({ entrants: fixedEntrants({ a: 2, b: 1 }) }));
+    const { store, id, run, workDir, game } = await setup(spec({ entrants: fixedEntrants({ a: 2, b: 1 }) }));
     // The parent of this test process stands in for another live `tournament run`.
     store.startTournamentMatch(id, '1-0', 1, `${hostname()}:${process.ppid}`);
     await expect(run()).rejects.toThrow(
@@ -180,7 +180,7 @@ describe('coordinator', () => {
   });
 
   it('plays again a match a crash left running', async () => {
-    const { store, id, run, game } = setup(spec({ entrants: fixedEntrants({ a: 2, b: 1 }) }));
+    const { store, id, run, game } = await setup(spec({ entrants: fixedEntrants({ a: 2, b: 1 }) }));
     store.startTournamentMatch(id, '1-0', 1, 'elsewhere:123');
     store.finishTournamentMatch(id, '1-0', {
       at: 2,
@@ -198,7 +198,7 @@ describe('coordinator', () => {
   });
 
   it('retries a match whose play() throws, and fails the tournament after the third attempt', async () => {
-    const flaky = setup(
+    const flaky = await setup(
       spec({
         entrants: [
           ...fixedEntrants({ a: 1 }),
@@ -216,7 +216,7 @@ describe('coordinator', () => {
       ...fixedEntrants({ a: 3, b: 2 }),
       { name: 'x', kind: 'bot', bot: 'buggy', options: {} },
     ];
-    const buggy = setup(spec({ entrants, parallel: 1 }));
+    const buggy = await setup(spec({ entrants, parallel: 1 }));
     expect(await buggy.run()).toBe('failed');
     const t = buggy.store.getTournament(buggy.id)!;
     expect(t.status).toBe('failed');
@@ -237,7 +237,7 @@ describe('coordinator', () => {
         limits: { wallSeconds: 10 },
       },
     ];
-    const { store, id, run, workDir } = setup(spec({ entrants }));
+    const { store, id, run, workDir } = await setup(spec({ entrants }));
     expect(await run()).toBe('finished');
     const m = store.listTournamentMatches(id)[0]!;
     expect(m.output).toEqual([
@@ -257,7 +257,7 @@ describe('coordinator', () => {
     });
     const record = store.getMatch(m.records[0]!)!;
     expect(record.events.at(-1)).toMatchObject({ type: 'program-output', data: m.output });
-    expect(tournamentStandings(store, id).rows.find((r) => r.name === 'prog')).toMatchObject({ crashes: 2 });
+    expect((await tournamentStandings(store, id)).rows.find((r) => r.name === 'prog')).toMatchObject({ crashes: 2 });
     const { existsSync } = await import('node:fs');
     expect(existsSync(join(workDir, 'tournaments', id, 'prog'))).toBe(true);
   });
@@ -271,7 +271,7 @@ describe('coordinator with the real Dame server', () => {
       { name: 'greedy', kind: 'bot', bot: 'greedy', options: {} },
       { name: 'd2', kind: 'bot', bot: 'depth2', options: {} },
     ];
-    const id = createTournament(store, spec({ entrants, parallel: 3 }));
+    const id = await createTournament(store, spec({ entrants, parallel: 3 }));
     const outcome = await runTournament(store, id, {
       log: silentLogger,
       workDir: mkdtempSync(join(tmpdir(), 'spielhalle-dame-')),
@@ -286,7 +286,7 @@ describe('coordinator with the real Dame server', () => {
       // The record's seats are the entrants, in the schedule's order.
       expect(record.seats.map((s) => s.name)).toEqual(m.seats);
     }
-    const standings = tournamentStandings(store, id);
+    const standings = (await tournamentStandings(store, id));
     expect(standings.rows.reduce((n, r) => n + r.games, 0)).toBe(12);
     expect(standings.rows.map((r) => r.name).sort()).toEqual(['d2', 'greedy', 'rnd']);
   }, 60_000);

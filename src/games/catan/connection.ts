@@ -3,7 +3,7 @@ import type { Clock, Timer } from '../../core/clock.js';
 import { INTERNAL_ERROR, guard } from '../../core/guard.js';
 import { connectionLogger, logWire, type Logger } from '../../core/log.js';
 import { badInputTotal, messagesTotal } from '../../core/metrics.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { JsonObjectReader } from './json-reader.js';
 import type { Hall } from './lobby.js';
 import type { Peer } from './match.js';
@@ -70,7 +70,7 @@ export class Connection implements Peer {
       /** The remote IP as the per-host caps count it; null: not counted (the dashboard's gateway). */
       readonly host: string | null;
       readonly log: Logger;
-      readonly store: RecordStore | null;
+      readonly store: Records | null;
       readonly clock: Clock;
       readonly limits: ConnectionLimits;
       /** The prepared game this connection came for (a tournament match's own listener); null: the open lobby. */

@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock.js';
 import { guard } from '../../core/guard.js';
 import type { Logger } from '../../core/log.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import type { CatanBot } from './bots/bot.js';
 import { randomBot } from './bots/strategies.js';
 import { BotDriver } from './driver.js';
@@ -53,7 +53,7 @@ export interface HouseBotOptions {
   readonly exactLegal: boolean;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly store: RecordStore | null;
+  readonly store: Records | null;
 }
 
 export class HouseBot implements Peer {

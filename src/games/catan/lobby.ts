@@ -2,7 +2,7 @@ import type { Clock } from '../../core/clock.js';
 import { guard } from '../../core/guard.js';
 import { RateLimitedWarn } from '../../core/hosts.js';
 import type { Logger } from '../../core/log.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { Rng } from '../../core/rng.js';
 import type { GameEvent, SeenEvent, Viewer } from './events.js';
 import { HouseBot, type BotSeat, type HouseBotOptions } from './house-bot.js';
@@ -30,7 +30,7 @@ export interface HallOptions {
   readonly seed: string;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly store: RecordStore | null;
+  readonly store: Records | null;
   /** D10 per-decision timeout in games with a human; null: none. */
   readonly turnTimeoutMs: number | null;
   /** D10 per-decision timeout in games of AI clients and bots only. */

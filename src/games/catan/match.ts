@@ -2,7 +2,7 @@ import type { Clock, Timer } from '../../core/clock.js';
 import { INTERNAL_ERROR } from '../../core/guard.js';
 import type { Logger } from '../../core/log.js';
 import { matchesTotal } from '../../core/metrics.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { err, ok, type Result } from '../../core/result.js';
 import { Rng } from '../../core/rng.js';
 import { randomDiscard } from './bots/random.js';
@@ -88,7 +88,7 @@ export interface MatchOptions {
   readonly meta?: Readonly<Record<string, unknown>> | undefined;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly store: RecordStore | null;
+  readonly store: Records | null;
   readonly censor: (event: GameEvent, viewer: Viewer) => SeenEvent;
   /**
    * `censor` shows every seat but an event's subject (and spectators) the same copy, as

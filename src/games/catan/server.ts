@@ -4,7 +4,7 @@ import { TcpEndpoint } from '../../core/tcp.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { EventHub, type GameServer, type ServerInfo, type SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { Connection } from './connection.js';
 import type { CatanBot } from './bots/bot.js';
 import type { BotSeat } from './house-bot.js';
@@ -29,7 +29,7 @@ export interface CatanServerOptions {
   port: number;
   seed: string | number;
   log: Logger;
-  store: RecordStore | null;
+  store: Records | null;
   clock?: Clock | undefined;
   /** D10: per-decision timeout in games with a human; null (default): none. */
   turnTimeoutMs?: number | null | undefined;

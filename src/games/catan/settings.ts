@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Logger } from '../../core/log.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { CATAN_STRATEGIES, createCatanBot } from './bots/strategies.js';
 import { CATAN_DEFAULTS, type CatanServerOptions } from './server.js';
 
@@ -84,7 +84,7 @@ export function catanServerOptions(
   s: CatanSettings,
   top: { readonly host: string; readonly seed: string },
   log: Logger,
-  store: RecordStore | null,
+  store: Records | null,
 ): CatanServerOptions {
   return {
     host: top.host,

@@ -3,7 +3,7 @@ import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
 import { guard } from '../../core/guard.js';
 import type { Logger } from '../../core/log.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { codePoints } from './commands.js';
 import { JsonObjectReader } from './json-reader.js';
 import { MAX_MESSAGE_BYTES } from './protocol.js';
@@ -28,7 +28,7 @@ import type { CatanBrowserPlayer, CatanRecordView } from './web-views.js';
 
 export interface CatanWebDeps {
   log: Logger;
-  store: RecordStore;
+  store: Records;
   /** People playing (or relayed) at once; each is a TCP client of the Catan server. */
   maxBrowserPlayers?: number;
 }
@@ -85,8 +85,8 @@ export function registerCatanWebRoutes(app: FastifyInstance, server: CatanServer
 
   app.get('/api/catan/players', (): CatanBrowserPlayer[] => [...seats].map((s) => s.listing()));
 
-  app.get<{ Params: { id: string } }>('/api/catan/records/:id', (request, reply) => {
-    const match = deps.store.getMatch(request.params.id);
+  app.get<{ Params: { id: string } }>('/api/catan/records/:id', async (request, reply) => {
+    const match = await deps.store.getMatch(request.params.id);
     if (!match || match.game !== 'catan')
       return reply.code(404).send({ error: `no Catan game ${request.params.id}` });
     const replayed = replayCatanMatch(match, { lines: true });

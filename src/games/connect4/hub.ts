@@ -4,7 +4,7 @@ import { INTERNAL_ERROR } from '../../core/guard.js';
 import { EventHub, type GameServer, type ServerInfo, type SpectatorEvent } from '../../core/game-server.js';
 import { silentLogger, type Logger } from '../../core/log.js';
 import { matchesTotal } from '../../core/metrics.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { addressKey, type Address, type C4GameRecord, type PeerEvent, type PeerLimits } from './peer.js';
 import type { Player } from './rules.js';
 import { startUdpPeer, type UdpPeer, type UdpPeerOptions } from './transport.js';
@@ -30,7 +30,7 @@ export interface Connect4HubOptions {
   broadcastAddress: string | null;
   peerPorts: readonly number[];
   log?: Logger;
-  store: RecordStore | null;
+  store: Records | null;
   clock?: Clock;
   /** Interval overrides for tests (specs §3 timings). */
   timing?: UdpPeerOptions['timing'];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { silentLogger, type Logger } from '../../core/log.js';
 import { matchesTotal } from '../../core/metrics.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { err, ok, type Result } from '../../core/result.js';
 import type { C4GameView, Level } from './views.js';
 
@@ -49,7 +49,7 @@ interface Entry {
 
 export interface SolverGamesOptions {
   choose: Chooser;
-  store: RecordStore | null;
+  store: Records | null;
   clock?: Clock;
   log?: Logger;
   /** Shown to spectators. */

@@ -1,7 +1,7 @@
 import { createSocket } from 'node:dgram';
 import type { Logger } from '../../core/log.js';
 import { matchesTotal } from '../../core/metrics.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import {
   describeExit,
   exitOrStop,
@@ -127,7 +127,7 @@ class Connect4Referee implements TournamentArena {
   private closed = false;
 
   constructor(
-    private readonly store: RecordStore,
+    private readonly store: Records,
     private readonly log: Logger,
   ) {}
 

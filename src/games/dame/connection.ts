@@ -2,7 +2,7 @@ import type { Clock, Timer } from '../../core/clock.js';
 import { LineFramer } from '../../core/framing.js';
 import { connectionLogger, logWire, type Logger } from '../../core/log.js';
 import { badInputTotal, messagesTotal } from '../../core/metrics.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import type { DameGames } from './games.js';
 import type { Match, SeatPeer } from './match.js';
 import {
@@ -55,7 +55,7 @@ export interface ConnectionOptions extends ConnectionSettings {
   transport: Transport;
   clock: Clock;
   log: Logger;
-  store: RecordStore | null;
+  store: Records | null;
   onClosed?: (connection: Connection) => void;
 }
 

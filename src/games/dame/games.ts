@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
 import { RateLimitedWarn } from '../../core/hosts.js';
 import type { Logger } from '../../core/log.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { err, ok, type Result } from '../../core/result.js';
 import type { DameMoveSource } from './engine-pool.js';
 import { Match, type MatchTiming } from './match.js';
@@ -50,7 +50,7 @@ export interface GamesOptions {
   idleSeatTimeoutMs?: number;
   clock: Clock;
   log: Logger;
-  store: RecordStore | null;
+  store: Records | null;
   /** The engine seats' move source (created on first use). */
   engine: () => DameMoveSource;
   publish: (type: string, data: unknown) => void;

@@ -2,7 +2,7 @@ import type { Clock, Timer } from '../../core/clock.js';
 import { INTERNAL_ERROR } from '../../core/guard.js';
 import type { Logger } from '../../core/log.js';
 import { matchesTotal } from '../../core/metrics.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import type { DameMoveSource } from './engine-pool.js';
 import { boardLines, formatMove, interpretPlay, squareName } from './notation.js';
 import type { ClientLine, ProtocolFault, Seat } from './protocol.js';
@@ -38,7 +38,7 @@ export interface MatchOptions {
   timing: MatchTiming;
   clock: Clock;
   log: Logger;
-  store: RecordStore | null;
+  store: Records | null;
   engine: DameMoveSource | null;
   publish: (type: string, data: unknown) => void;
   onEnded?: (match: Match) => void;

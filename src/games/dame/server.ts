@@ -4,7 +4,7 @@ import { TcpEndpoint } from '../../core/tcp.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { EventHub, type GameServer, type ServerInfo, type SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { Connection } from './connection.js';
 import { DameEnginePool, type DameMoveSource } from './engine-pool.js';
 import { DameGames, type CreateGameError, type CreateGameOptions } from './games.js';
@@ -63,7 +63,7 @@ export interface DameServerOptions {
   /** How long a closed connection may stay half-open before its socket is destroyed. */
   lingerMs: number;
   log: Logger;
-  store: RecordStore | null;
+  store: Records | null;
   clock?: Clock | undefined;
   /** Fresh game ids (tests); default random lower-case `[a-z0-9]{13}`. */
   idFactory?: (() => string) | undefined;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Logger } from '../../core/log.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { DAME_DEFAULTS, type DameServerOptions } from './server.js';
 
 /** `games.dame.*` in the settings (docs/operations.md, docs/dame.md): the schema and the defaults. */
@@ -76,7 +76,7 @@ export const DAME_SETTINGS: DameSettings = {
 };
 
 /** The server options for these settings (`host` is the top-level `settings.host`). */
-export function dameServerOptions(s: DameSettings, host: string, log: Logger, store: RecordStore | null): DameServerOptions {
+export function dameServerOptions(s: DameSettings, host: string, log: Logger, store: Records | null): DameServerOptions {
   return {
     ...DAME_DEFAULTS,
     host,

@@ -1,6 +1,6 @@
 import type { SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { Rng } from '../../core/rng.js';
 import {
   describeExit,
@@ -399,7 +399,7 @@ function overOutcome(
   return { seats: results, reason: text, records };
 }
 
-async function open(context: { store: RecordStore; log: Logger }): Promise<TournamentArena> {
+async function open(context: { store: Records; log: Logger }): Promise<TournamentArena> {
   const log = context.log.child({ game: 'dame', part: 'tournament' });
   const server = createDameServer({
     host: '127.0.0.1',

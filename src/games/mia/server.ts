@@ -5,7 +5,7 @@ import { guard } from '../../core/guard.js';
 import { hostOf, RateLimitedWarn, TokenBuckets } from '../../core/hosts.js';
 import { connectionLogger, logWire, type Logger } from '../../core/log.js';
 import { badInputTotal, messagesTotal } from '../../core/metrics.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { parseClient } from './protocol.js';
 import { addressKey, MiaTable, type Address, type TournamentTable } from './table.js';
 import type { MiaSnapshot } from './snapshot.js';
@@ -31,7 +31,7 @@ export interface MiaServerOptions {
   unregisteredPerSecond: number;
   seed: string | number;
   log: Logger;
-  store: RecordStore | null;
+  store: Records | null;
   clock?: Clock;
   tokens?: () => string;
   /** A tournament match's table (see TournamentTable in table.ts). */
@@ -106,6 +106,7 @@ export class MiaServer implements GameServer {
   async start(): Promise<void> {
     if (this.socket) return;
     this.status = 'starting';
+    await this.table.ready;
     const socket = createSocket({ type: 'udp4', reuseAddr: false });
     // The socket's entry into game code: whatever throws in there is logged, the server goes on.
     socket.on(

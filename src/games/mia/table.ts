@@ -3,7 +3,7 @@ import type { Clock, Timer } from '../../core/clock.js';
 import { guard, INTERNAL_ERROR, SERVER_STOPPED } from '../../core/guard.js';
 import { HostCounter, hostOf, RateLimitedWarn } from '../../core/hosts.js';
 import type { Logger } from '../../core/log.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { Rng, type RngState } from '../../core/rng.js';
 import { matchesTotal } from '../../core/metrics.js';
 import { formatDice, type Dice } from './dice.js';
@@ -43,7 +43,7 @@ export interface TableOptions {
   port: number;
   clock: Clock;
   log: Logger;
-  store: RecordStore | null;
+  store: Records | null;
   /** Sends one line to each of `to` (one address, or every recipient of a broadcast). */
   send: (to: readonly Address[], line: string) => void;
   tokens?: () => string;
@@ -164,7 +164,20 @@ export class MiaTable {
     this.perHost = new HostCounter(o.maxClientsPerHost ?? 0);
     this.warn = new RateLimitedWarn(o.log, 10_000, () => o.clock.now());
     if (o.tournament) for (const name of o.tournament.names) this.scores.set(name, 0);
-    else if (o.store) for (const [name, points] of o.store.getScores(GAME)) this.scores.set(name, points);
+    else if (o.store) {
+      const saved = o.store.getScores(GAME);
+      if (saved instanceof Map) this.restoreScores(saved);
+      else this.ready = saved.then((m) => this.restoreScores(m));
+    }
+  }
+
+  /** Resolves when the saved scores are in (a store that answers over the network); the server starts after it. */
+  readonly ready: Promise<void> = Promise.resolve();
+
+  /** Adds the scores saved by earlier runs. */
+  private restoreScores(saved: ReadonlyMap<string, number>): void {
+    for (const [name, points] of saved) this.scores.set(name, (this.scores.get(name) ?? 0) + points);
+    this.sortedNames = null;
   }
 
   start(): void {

@@ -1,6 +1,6 @@
 import type { SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import {
   describeExit,
   exitOrStop,
@@ -100,7 +100,7 @@ class MiaTournamentArena implements TournamentArena {
   private closed = false;
 
   constructor(
-    private readonly store: RecordStore,
+    private readonly store: Records,
     private readonly log: Logger,
   ) {}
 

@@ -2,7 +2,7 @@ import type { Clock, Timer } from '../../core/clock.js';
 import { guard } from '../../core/guard.js';
 import { connectionLogger, logWire, type Logger } from '../../core/log.js';
 import { badInputTotal, messagesTotal } from '../../core/metrics.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import type { Lobby, LobbyPeer } from './lobby.js';
 import type { DisconnectCause } from './messages.js';
 import {
@@ -44,7 +44,7 @@ export interface ConnectionOptions {
   readonly lobby: Lobby;
   readonly transport: Transport;
   readonly log: Logger;
-  readonly store: RecordStore | null;
+  readonly store: Records | null;
   readonly clock: Clock;
   readonly limits?: Partial<XmlLimits> | undefined;
   /** Time to join, redeem a reservation or authenticate before the server closes the connection (0: none). */

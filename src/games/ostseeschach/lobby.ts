@@ -3,7 +3,7 @@ import type { Clock, Timer } from '../../core/clock.js';
 import { guard } from '../../core/guard.js';
 import { HostCounter, RateLimitedWarn } from '../../core/hosts.js';
 import type { Logger } from '../../core/log.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { Rng } from '../../core/rng.js';
 import { GAME_TYPE, LOBBY_ERROR, type DisconnectCause } from './messages.js';
 import { requestText, type ClientPacket, type ServerPacket } from './protocol.js';
@@ -38,7 +38,7 @@ export interface LobbyOptions {
   readonly seed: string;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly store: RecordStore | null;
+  readonly store: Records | null;
   readonly roomIds?: (() => string) | undefined;
   readonly reservationCodes?: (() => string) | undefined;
   /** Fixes the start position of the n-th room (0-based); undefined: drawn from the seeded RNG. */

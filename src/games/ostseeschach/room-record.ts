@@ -1,5 +1,6 @@
 import type { Clock } from '../../core/clock.js';
-import type { RecordStore, SeatRecord } from '../../core/records.js';
+import type { SeatRecord } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import type { Team } from './board.js';
 
 /**
@@ -12,7 +13,7 @@ export class RoomRecord {
   private finished = false;
 
   constructor(
-    private readonly store: RecordStore | null,
+    private readonly store: Records | null,
     private readonly clock: Clock,
   ) {}
 

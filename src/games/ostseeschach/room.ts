@@ -2,7 +2,7 @@ import type { Clock, Timer } from '../../core/clock.js';
 import { INTERNAL_ERROR } from '../../core/guard.js';
 import type { Logger } from '../../core/log.js';
 import { matchesTotal } from '../../core/metrics.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { moveName, squareName, type Team } from './board.js';
 import {
   invalidMoveMessage,
@@ -43,7 +43,7 @@ export interface RoomOptions {
   readonly seed: string;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly store: RecordStore | null;
+  readonly store: Records | null;
   /** The room is over: forget it and its reservations. */
   readonly onClosed: (room: Room, row: OstseeschachResultRow) => void;
   readonly publish: (type: string, data: unknown) => void;

@@ -10,7 +10,7 @@ import {
   type SpectatorEvent,
 } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { Connection, type Transport } from './connection.js';
 import { Lobby } from './lobby.js';
 import type { State } from './rules.js';
@@ -36,7 +36,7 @@ export interface OstseeschachServerOptions {
   paused: boolean;
   seed: string | number;
   log: Logger;
-  store: RecordStore | null;
+  store: Records | null;
   clock?: Clock | undefined;
   /** Connections at once; more are refused. */
   maxConnections?: number | undefined;
@@ -273,7 +273,7 @@ export class OstseeschachServer implements GameServer {
 
 export type OstseeschachServerInput = Partial<Omit<OstseeschachServerOptions, 'log' | 'store'>> & {
   log: Logger;
-  store: RecordStore | null;
+  store: Records | null;
 };
 
 /** A server with the official defaults for everything not given. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Logger } from '../../core/log.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { OSTSEESCHACH_DEFAULTS, type OstseeschachServerOptions } from './server.js';
 
 /**
@@ -79,7 +79,7 @@ export function ostseeschachServerOptions(
   host: string,
   seed: string,
   log: Logger,
-  store: RecordStore | null,
+  store: Records | null,
 ): OstseeschachServerOptions {
   return {
     host,

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
-import type { RecordStore } from '../../core/records.js';
+import type { Records } from '../../core/record-backend.js';
 import { Rng } from '../../core/rng.js';
 import {
   describeExit,
@@ -403,7 +403,7 @@ function outcomeOf(
   return { seats: results, reason, records };
 }
 
-async function open(context: { store: RecordStore; log: Logger }): Promise<TournamentArena> {
+async function open(context: { store: Records; log: Logger }): Promise<TournamentArena> {
   const log = context.log.child({ game: 'ostseeschach', part: 'tournament' });
   const server = createOstseeschachServer({
     host: '127.0.0.1',

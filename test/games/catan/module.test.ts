@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { RecordStore } from '../../../src/core/records.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../../src/config.js';
 import { silentLogger } from '../../../src/core/log.js';
 import type { MatchDetail } from '../../../src/core/records.js';
@@ -58,8 +59,8 @@ async function waitFor<T>(probe: () => T | undefined | null | false, what: strin
 }
 
 const finished = (run: Running): MatchDetail[] => {
-  run.store.flush();
-  return run.store.listMatches({ game: 'catan', status: 'finished' }).map((m) => run.store.getMatch(m.id)!);
+  (run.store as RecordStore).flush();
+  return (run.store as RecordStore).listMatches({ game: 'catan', status: 'finished' }).map((m) => (run.store as RecordStore).getMatch(m.id)!);
 };
 
 describe('Catan game module', () => {

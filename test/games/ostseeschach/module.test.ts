@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { RecordStore } from '../../../src/core/records.js';
 import { DEFAULT_SETTINGS, loadSettings, type Settings } from '../../../src/config.js';
 import { silentLogger } from '../../../src/core/log.js';
 import type { MatchDetail } from '../../../src/core/records.js';
@@ -113,7 +114,7 @@ describe('the Ostseeschach module', () => {
     expect(row.board.turn).toBe(row.turn);
     expect(row.board.ambers).toEqual({ ONE: a.result!.scores[0]!.parts[1], TWO: a.result!.scores[1]!.parts[1] });
     const match = await until('the record', () => {
-      const m = running.store.getMatch(row.matchId!);
+      const m = (running.store as RecordStore).getMatch(row.matchId!);
       return isOver(m) ? m : null;
     });
     expect(match).toMatchObject({ game: 'ostseeschach', status: 'finished', result: { winner: a.result?.winner ?? null, scores: a.result?.scores } });
@@ -181,7 +182,7 @@ describe('the Ostseeschach module', () => {
     await until('the observer\'s left', () => seen.some((p) => p.type === 'left' && p.roomId === roomId));
     const matchId = server.snapshot().recent[0]!.matchId!;
     const match = await until('the record', () => {
-      const m = running.store.getMatch(matchId);
+      const m = (running.store as RecordStore).getMatch(matchId);
       return isOver(m) ? m : null;
     });
     expect(match.status).toBe('finished');
@@ -201,12 +202,12 @@ describe('the Ostseeschach module', () => {
     const [second, first] = await until(
       'two finished house games',
       () => {
-        const list = running.store.listMatches({ game: 'ostseeschach', status: 'finished' });
+        const list = (running.store as RecordStore).listMatches({ game: 'ostseeschach', status: 'finished' });
         return list.length >= 2 ? list : null;
       },
       30_000,
     );
-    const match = running.store.getMatch(first!.id)!;
+    const match = (running.store as RecordStore).getMatch(first!.id)!;
     expect(match.seats.map((s) => s.name)).toEqual(['House 1 A (engine 20 ms)', 'House 1 B (depth2)']);
     expect(second!.seats.map((s) => s.name)).toEqual(['House 1 B (engine 10 ms)', 'House 1 A (engine 20 ms)']);
     const result = match.result as { scores: { cause: string }[] };
