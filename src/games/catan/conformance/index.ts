@@ -17,8 +17,8 @@ interface CatanScenario extends Judgement {
 /** A short game: the client's first actions, then another player's connection is lost (D9). */
 const SHORT = 8;
 
-/** A seed whose deck begins Strassenbau, Erfindung, Ritter, Monopol: the first cards bought are each of the kinds played. */
-const ALL_CARDS_SEED = 'check-client-114';
+/** A seed whose deck begins Ritter, Strassenbau, Ritter, Monopol, Erfindung: the first cards bought are each of the kinds played. */
+const ALL_CARDS_SEED = 'check-client-159';
 
 /** The longest Chatnachricht our server relays: 500 characters, each one a 6-byte `\u` escape on the wire (about 3 KB). */
 const LONG_CHAT = '\u0001'.repeat(MAX_CHAT_LENGTH);
@@ -56,7 +56,7 @@ export const CATAN_SCENARIOS: readonly CatanScenario[] = [
   {
     id: 'all-messages',
     title: 'a whole game against bots that trade and buy cards: every message type, with others’ cards censored',
-    session: { opponents: 'weighted', chat: 'Viel Glück!', offers: 2, seat: 1, dice: 'seven-for-client', seed: ALL_CARDS_SEED },
+    session: { opponents: 'weighted', chat: 'Viel Glück!', offers: 2, seat: 1, eagerCards: true, dice: 'seven-for-client', seed: ALL_CARDS_SEED },
     rule: 'Read every message type of the spec, with the others’ Rohstoffe, Entwicklungskarten and bought cards as {"Unbekannt":n} / "Unbekannt"',
     section: 'spec §2.5, §2.6',
     hint: 'Never index your card tables by a value from the wire unchecked: others’ hands and bought cards are censored.',
@@ -151,7 +151,7 @@ export const CATAN_SCENARIOS: readonly CatanScenario[] = [
   },
   {
     id: 'end-while-owing',
-    title: 'Spiel beendet in the same write as the request to roll (another player’s connection is lost)',
+    title: 'Spiel beendet in the same write as a request to act (the second setup Dorf; another player’s connection is lost)',
     session: { cut: { at: 'request', nth: 2, then: 'lost' } },
     ...J.end,
   },

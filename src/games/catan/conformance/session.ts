@@ -63,6 +63,8 @@ export interface CatanSession {
   seat?: number;
   /** The house bots' strategy: baseline R (default) or the rule-based bot that trades and buys cards. */
   opponents?: 'random' | 'weighted';
+  /** The bots play every development card they may and buy one whenever they can. */
+  eagerCards?: boolean;
   /** The bots' names (the first ones; else the hall's). */
   names?: readonly string[];
   /** Dice: `fair` (the rules' RNG), `seven-for-client` (7 once the client holds 8 or more), `seven-against-client` (an opponent's first roll is a 7 and its robber goes onto the client's field), `seven-by-client` (the client's first roll is a 7). */
@@ -72,7 +74,7 @@ export interface CatanSession {
   slowLineMs?: number;
   /** D10 timeout of the game. */
   decisionMs?: number;
-  /** The game ends (another player's connection is lost) after this many actions of the client in the game; default: play to the end. */
+  /** The game ends (another player's connection is lost) once the client owes nothing after this many of its actions in the game; default: play to the end. */
   clientActions?: number;
   /** After the game started, an opponent sends this chat. */
   chat?: string;
@@ -154,8 +156,14 @@ class ClientPeer implements Peer {
   }
 }
 
-/** An opponent: a house bot's strategy, which in the robber scenario robs the client whenever it can. */
-function opponent(kind: 'random' | 'weighted', robClient: () => number | null): (seed: string) => CatanBot {
+const PLAYS: ReadonlySet<ActionType> = new Set<ActionType>(['playMonopoly', 'playYearOfPlenty', 'playRoadBuilding', 'playKnight']);
+
+/**
+ * An opponent: a house bot's strategy, which in the robber scenario robs the client whenever it
+ * can, and with `eager` plays every development card it may and buys one whenever it can (so that
+ * the client sees each card's message).
+ */
+function opponent(kind: 'random' | 'weighted', robClient: () => number | null, eager: boolean): (seed: string) => CatanBot {
   return (seed) => {
     const inner = kind === 'weighted' ? weightedBot(seed, { trades: true }) : randomBot(seed);
     return {
@@ -165,6 +173,10 @@ function opponent(kind: 'random' | 'weighted', robClient: () => number | null): 
         if (victim !== null) {
           const rob = ctx.legal.actions.find((a) => (a.type === 'moveRobber' || a.type === 'playKnight') && a.victim === victim);
           if (rob) return rob;
+        }
+        if (eager) {
+          const card = ctx.legal.actions.find((a) => PLAYS.has(a.type)) ?? ctx.legal.actions.find((a) => a.type === 'buyDevCard');
+          if (card) return card;
         }
         return inner.decide(ctx);
       },
@@ -212,7 +224,7 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
       maxGames: 4,
       maxLobbiesPerHost: 0,
       idleLobbyTimeoutMs: null,
-      houseBot: { thinkMs: 0, exactLegal: true, strategy: opponent(o.opponents ?? 'random', robbing), clock: systemClock, log: silentLogger, store: null },
+      houseBot: { thinkMs: 0, exactLegal: true, strategy: opponent(o.opponents ?? 'random', robbing, o.eagerCards === true), clock: systemClock, log: silentLogger, store: null },
       censor: censorEvent,
       sameForOthers: true,
       publish: () => undefined,
@@ -262,6 +274,7 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
     let requests = 0;
     let oks = 0;
     let refusals = 0;
+    let lobbyRefusals = 0;
     let lastRefused: string | null = null;
     let sameRefused = 0;
     let refusedCount = 0;
@@ -400,6 +413,12 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
       }
     };
 
+    /** After the answers to the client's last action: whether it owes nothing (its turn or its setup placement is over). */
+    const idle = (): boolean => {
+      scan();
+      return live.status !== null && !ACTING.has(live.status);
+    };
+
     const refuse = (line: string, m: ClientMessage): boolean => {
       const r = o.refuse;
       if (!r) return false;
@@ -482,6 +501,8 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
           wire.note(`our server refuses it: Fehler "${refused.message}"`);
           // In the lobby a colour may be taken by a bot a moment earlier: the client cannot know.
           if (m.type === 'action' && !lapsed) refusals++;
+          else if (++lobbyRefusals > 2 * MAX_SAME_REFUSALS * 4)
+            wire.fail(`the server refused ${lobbyRefusals} of its handshake and lobby messages (the last: "${line}", ${refused.message})`, J.fehler);
           if (o.strict === true && m.type === 'action' && !lapsed) wire.fail(`sent "${line}", which our server refuses here: Fehler "${refused.message}"`, J.legal);
           if (refusals > MAX_REFUSALS) wire.fail(`the server refused ${refusals} of its messages (the last: "${line}", ${refused.message})`, J.legal);
         }
@@ -490,7 +511,7 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
         if (ok && m.type === 'action') {
           const n = oks++;
           if (o.cut?.at === 'ok' && (o.cut.nth ?? 0) === n) pendingCut = { then: o.cut.then, delayMs: 0 };
-          else if (o.clientActions !== undefined && oks >= o.clientActions && (o.needs === undefined || seen[o.needs])) {
+          else if (o.clientActions !== undefined && oks >= o.clientActions && (o.needs === undefined || seen[o.needs]) && idle()) {
             wire.note(`${oks} actions of the client: the game ends (another player's connection is lost)`);
             pendingCut = { then: 'lost', delayMs: 0 };
           }
