@@ -51,7 +51,7 @@ export function formatFailure(r: ScenarioResult): string {
     out.push(`  hint:  ${r.judgement.hint}`);
   }
   if (r.excerpt.length > 0) {
-    out.push('  wire (S: scripted server, C: your client, time since the start):');
+    out.push(`  wire (S: the scripted ${r.scriptedSide}, C: your client, time since the start):`);
     for (const e of r.excerpt) out.push(`    ${formatEntry(e)}`);
   }
   if (r.stopped) out.push('  exit: still running at the end of the scenario (stopped by check-client)');

@@ -26,6 +26,8 @@ export interface ScenarioResult {
   game: string;
   id: string;
   title: string;
+  /** What played against the client (GameConformance.scriptedSide). */
+  scriptedSide: 'server' | 'peer';
   status: ScenarioStatus;
   durationMs: number;
   /** fail/error: what went wrong, in one sentence about the client ("expected THINKING …"). */
@@ -225,6 +227,7 @@ export async function runScenario(game: string, conformance: GameConformance, sc
     game,
     id: scenario.id,
     title: scenario.title,
+    scriptedSide: conformance.scriptedSide ?? 'server',
     status,
     durationMs: log.now(),
     message,

@@ -47,7 +47,7 @@ export class ScriptedConnection implements ScriptedWire {
   private readonly queue: Item[] = [];
   private waiter: (() => void) | null = null;
   private sends = 0;
-  private ended = false;
+  private ended_ = false;
 
   constructor(
     private readonly endpoint: Endpoint,
@@ -78,8 +78,8 @@ export class ScriptedConnection implements ScriptedWire {
 
   /** The client is gone (TCP: its side closed; UDP: its process exited). */
   markEnded(note?: string): void {
-    if (note !== undefined && !this.ended) this.log.add('note', note);
-    this.ended = true;
+    if (note !== undefined && !this.ended_) this.log.add('note', note);
+    this.ended_ = true;
     this.wake();
   }
 
@@ -163,7 +163,7 @@ export class ScriptedConnection implements ScriptedWire {
     for (;;) {
       const item = this.queue.shift();
       if (item) return item;
-      if (this.ended) return 'ended';
+      if (this.ended_) return 'ended';
       const left = deadline - Date.now();
       if (left <= 0 || !(await this.waitChange(left))) {
         const late = this.queue.shift();
@@ -246,6 +246,14 @@ export class ScriptedConnection implements ScriptedWire {
     if (options.code !== undefined && exit.code !== options.code) this.fail(`exited with code ${String(exit.code)} ${what}; expected ${options.code}`, judgement);
     const rest = this.queue.find((i): i is Extract<Item, { kind: 'line' }> => i.kind === 'line');
     if (rest) this.fail(`sent "${visible(rest.raw)}" ${what}`, judgement);
+  }
+
+  ended(): boolean {
+    return this.ended_;
+  }
+
+  exited(): { code: number | null; signal: string | null } | null {
+    return this.client.exit();
   }
 
   private exitText(): string {

@@ -72,6 +72,13 @@ export interface ScriptedWire {
   now(): number;
   /** The nominal time scaled by --timeout-scale (for deadlines a script computes itself). */
   scaled(ms: number): number;
+  /**
+   * Whether the client is gone: TCP, its side of the connection closed; UDP, its process exited.
+   * (`next` returns null both on a timeout and at the end; this tells them apart.)
+   */
+  ended(): boolean;
+  /** How the client's process exited, or null while it runs. */
+  exited(): { code: number | null; signal: string | null } | null;
 }
 
 /** A step of a scenario's script: data the runner interprets, or a function for game logic. */
@@ -103,6 +110,8 @@ export interface GameConformance {
   placeholders: readonly string[];
   /** Our own client's command line with placeholders (after `--`), shown as a working example. */
   example?: string;
+  /** What the kit plays against the client: a server (default) or, peer to peer, another peer. */
+  scriptedSide?: 'server' | 'peer';
   /** TCP (default): the client connects to `{host}:{port}`. UDP: the scripted side's socket is `{host}:{port}`. */
   transport?: 'tcp' | 'udp';
   /** A client line (UDP: datagram) longer than this is a protocol violation of its own (the runner reports it). */

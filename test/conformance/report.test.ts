@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { escapeXml, formatJUnit, formatJson, formatText } from '../../src/conformance/report.js';
 import type { ScenarioResult } from '../../src/conformance/runner.js';
 
-const base: Pick<ScenarioResult, 'game' | 'stdout' | 'stderr' | 'exit' | 'stopped' | 'wire'> = { game: 'dame', stdout: '', stderr: '', exit: { code: 0, signal: null }, stopped: false, wire: [] };
+const base: Pick<ScenarioResult, 'game' | 'scriptedSide' | 'stdout' | 'stderr' | 'exit' | 'stopped' | 'wire'> = { game: 'dame', scriptedSide: 'server', stdout: '', stderr: '', exit: { code: 0, signal: null }, stopped: false, wire: [] };
 
 const passed: ScenarioResult = { ...base, id: 'full-game', title: 'a whole game', status: 'pass', durationMs: 1234, message: null, judgement: null, excerpt: [] };
 const failed: ScenarioResult = {

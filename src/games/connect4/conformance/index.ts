@@ -164,6 +164,8 @@ let lastClient: ClientAddress | null = null;
 
 export const connect4Conformance: GameConformance = {
   placeholders: ['host', 'port', 'invite'],
+  example: 'spielhalle bot connect4 --port {port} --invite {invite} --once --level easy --peer-port {port}',
+  scriptedSide: 'peer',
   transport: 'udp',
   maxLineBytes: MAX_DATAGRAM_BYTES,
   placeholdersFor: ({ host, port, clientPort }) => {

@@ -224,6 +224,7 @@ export const MIA_SCENARIOS: readonly MiaScenario[] = [
 
 export const miaConformance: GameConformance = {
   placeholders: ['host', 'port', 'name'],
+  example: 'spielhalle bot mia --host {host} --port {port} --name {name}',
   transport: 'udp',
   maxLineBytes: MAX_DATAGRAM_BYTES,
   // Our server strips one trailing \n or \r\n from a datagram (spec decision 4).

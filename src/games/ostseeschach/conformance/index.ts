@@ -273,6 +273,7 @@ export const OSTSEESCHACH_SCENARIOS: readonly OstseeschachScenario[] = [
 
 export const ostseeschachConformance: GameConformance = {
   placeholders: ['host', 'port', 'reservation', 'room'],
+  example: 'spielhalle bot ostseeschach -h {host} -p {port} -r {reservation} --bot random',
   maxLineBytes: MAX_PACKET_CHARS,
   framer: () => xmlFramer(MAX_PACKET_CHARS),
   scenarios: OSTSEESCHACH_SCENARIOS.map(
