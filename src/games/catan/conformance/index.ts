@@ -157,7 +157,7 @@ export const CATAN_SCENARIOS: readonly CatanScenario[] = [
   },
   {
     id: 'end-while-thinking',
-    title: 'Spiel beendet 50 ms after a request to act, while the client decides',
+    title: 'Spiel beendet 150 ms after a request to act, while the client decides',
     session: { cut: { at: 'thinking', nth: 3, then: 'lost' } },
     ...J.end,
     hint: 'Keep reading while you think: an action after Spiel beendet goes to a closed game.',

@@ -32,6 +32,8 @@ const MAX_SAME_REFUSALS = 3;
 /** Real `Fehler` (not scripted ones) a client may collect in one scenario. */
 const MAX_REFUSALS = 5;
 const POLL_MS = 5;
+/** The `thinking` cut: long enough that a client which reads and answers at once is done, even on a busy machine. */
+const THINKING_CUT_MS = 150;
 /** Nothing from the client and nothing to say for this long: the client has stopped (it waits for a line it missed, say). */
 const IDLE_MS = DECISION_MS + 5000;
 /** The same in the handshake and the lobby, where our server has no decision time (it would wait). */
@@ -45,7 +47,7 @@ const ACTING: ReadonlySet<Status> = new Set<Status>(['Dorf bauen', 'Strasse baue
  * - `hallo`: in answer to the client's Hallo (`Fehler` "Spiel ist voll", then the close, as a full server does);
  * - `lobby`: after the OK to the client's Spiel starten (the lobby closes: `Spiel beendet` without `Sieger`);
  * - `request`: in the same write as the nth Statusupdate that asks the client to act;
- * - `thinking`: 50 ms after that Statusupdate, while the client decides;
+ * - `thinking`: 150 ms after that Statusupdate, while the client decides;
  * - `ok`: in the same write as the OK to the client's nth action in the game.
  */
 export type CutPoint = 'hallo' | 'lobby' | 'request' | 'thinking' | 'ok';
@@ -323,7 +325,7 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
           if (ACTING.has(live.status) && (was !== live.status || !live.inGame)) {
             const n = requests++;
             if (o.cut && (o.cut.at === 'request' || o.cut.at === 'thinking') && (o.cut.nth ?? 0) === n && pendingCut === null)
-              pendingCut = { then: o.cut.then, delayMs: o.cut.at === 'thinking' ? 50 : 0 };
+              pendingCut = { then: o.cut.then, delayMs: o.cut.at === 'thinking' ? THINKING_CUT_MS : 0 };
           }
         }
       }
