@@ -17,8 +17,8 @@ export class WireLog {
 }
 
 type Item =
-  | { kind: 'line'; raw: string; line: string; sends: number }
-  | { kind: 'overlong'; bytes: number; sends: number };
+  | { kind: 'line'; raw: string; line: string; sends: number; at: number }
+  | { kind: 'overlong'; bytes: number; sends: number; at: number };
 
 /** Shows control characters of a raw line, so that `\r` or NULs are visible in the report. */
 export function visible(text: string): string {
@@ -47,6 +47,8 @@ export class ScriptedConnection implements ScriptedWire {
   private readonly queue: Item[] = [];
   private waiter: (() => void) | null = null;
   private sends = 0;
+  /** When the last send was complete (wire time). */
+  private lastSendAt = 0;
   private ended_ = false;
 
   constructor(
@@ -61,11 +63,11 @@ export class ScriptedConnection implements ScriptedWire {
     for (const item of items) {
       if (item.kind === 'overlong') {
         this.log.add('received', `[a ${this.endpoint.kind === 'udp' ? 'datagram' : 'line'} of ${item.bytes} bytes, longer than ${this.options.maxLineBytes}]`);
-        this.queue.push({ kind: 'overlong', bytes: item.bytes, sends: this.sends });
+        this.queue.push({ kind: 'overlong', bytes: item.bytes, sends: this.sends, at: this.log.now() });
       } else {
         this.log.add('received', this.shown(item.line));
         const line = this.options.normalize ? this.options.normalize(item.line) : item.line;
-        if (line !== null) this.queue.push({ kind: 'line', raw: item.line, line, sends: this.sends });
+        if (line !== null) this.queue.push({ kind: 'line', raw: item.line, line, sends: this.sends, at: this.log.now() });
       }
     }
     this.wake();
@@ -131,6 +133,7 @@ export class ScriptedConnection implements ScriptedWire {
         await this.write(l);
       }
       this.sends++;
+      this.lastSendAt = this.log.now();
       return;
     }
     const data = lines.map((l) => `${l}\n`).join('');
@@ -149,6 +152,7 @@ export class ScriptedConnection implements ScriptedWire {
       }
     }
     this.sends++;
+    this.lastSendAt = this.log.now();
   }
 
   async sendRaw(text: string): Promise<void> {
@@ -156,6 +160,7 @@ export class ScriptedConnection implements ScriptedWire {
     else for (const l of text.split('\n').slice(0, -1)) this.log.add('sent', visible(l));
     await this.write(text);
     this.sends++;
+    this.lastSendAt = this.log.now();
   }
 
   private async take(withinMs: number): Promise<Item | 'timeout' | 'ended'> {
@@ -172,9 +177,16 @@ export class ScriptedConnection implements ScriptedWire {
     }
   }
 
-  takeCrossed(): string[] {
+  async takeCrossedWithin(graceMs: number): Promise<string[]> {
+    const until = this.lastSendAt + this.scaled(graceMs);
+    const wait = until - this.log.now();
+    if (wait > 0) await this.delay(wait);
+    return this.takeCrossed(until);
+  }
+
+  takeCrossed(until = -1): string[] {
     const crossed: string[] = [];
-    while (this.queue[0] !== undefined && this.queue[0].sends < this.sends) {
+    while (this.queue[0] !== undefined && (this.queue[0].sends < this.sends || this.queue[0].at <= until)) {
       const item = this.queue.shift()!;
       if (item.kind === 'line') crossed.push(item.line);
     }

@@ -64,6 +64,11 @@ export interface ScriptedWire {
    * (e.g. a PLAY written while the server wrote GAMEOVER), so no rule can blame them.
    */
   takeCrossed(): string[];
+  /**
+   * takeCrossed, and also the lines that arrive up to `graceMs` after the last send was complete:
+   * a client process that was not scheduled for a moment cannot have read it yet.
+   */
+  takeCrossedWithin(graceMs: number): Promise<string[]>;
   /** Ends the scenario as failed. */
   fail(message: string, judgement?: Partial<Judgement>): never;
   /** A note in the wire log (what the script decided, e.g. the opponent's move). */

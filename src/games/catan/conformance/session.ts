@@ -454,7 +454,6 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
         const mine = match?.tally().find((t) => t.id === live.me);
         if (mine !== undefined && mine.timeouts > 0)
           wire.fail(`did not act within ${decisionMs} ms in status "${live.status ?? '?'}": the server acted for it (D10)`, J.act);
-        const t0 = Date.now();
         const line = await wire.next(POLL_MS);
         if (line !== null || peer.queue.length > 0) lastActivity = Date.now();
         else if (Date.now() - lastActivity > wire.scaled(live.inGame ? IDLE_MS : LOBBY_IDLE_MS))
@@ -463,7 +462,8 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
             live.inGame ? J.act : J.hello,
           );
         if (line === null) {
-          if (Date.now() - t0 < POLL_MS / 2 && peer.queue.length === 0)
+          // The client closed the connection: expect() says so, with its exit.
+          if (wire.ended() && peer.queue.length === 0)
             await wire.expect(/[\s\S]*/, 0, live.inGame ? `an action or nothing (status "${live.status ?? '?'}")` : 'the handshake', J.running);
           continue;
         }

@@ -211,7 +211,7 @@ async function play(o: C4Session, wire: ScriptedWire, thirdParty: () => Promise<
       const wait = Math.max(1, Math.min(deadline, nextRepeatAt) - now);
       const line = await wire.next(wait / k);
       if (line === null) {
-        if (wire.now() - now < wait - 20) return 'exit';
+        if (wire.ended()) return 'exit';
         continue;
       }
       if (handle(read(line))) return 'done';

@@ -29,6 +29,11 @@ const OKWAIT_MS = 3000;
 const GRACE_MS = 200;
 /** How long a client may take to close and exit after QUIT or an error line. */
 export const EXIT_MS = 2000;
+/**
+ * A line that arrives this soon after the end was written crossed it: the client may not have been
+ * scheduled to read it yet. (The "thinks without reading" bug answers 100 ms late.)
+ */
+const CROSS_GRACE_MS = 40;
 
 /** Where an error line, the end of the game or a closed connection interrupts the script. */
 export type CutPoint =
@@ -190,7 +195,7 @@ export function runDameSession(o: DameSession): (wire: ScriptedWire) => Promise<
       await emit({ type: 'gameOver', board: boardOf(s), winners: winners(s) });
       await flush();
       await wire.halfClose();
-      wire.takeCrossed();
+      await wire.takeCrossedWithin(CROSS_GRACE_MS);
       await wire.expectClose(EXIT_MS, 'after + QUIT (the server closes the connection)', J.end);
       await wire.expectExit(EXIT_MS, 'after a normal end of the game', { code: 0, judgement: J.end });
     };

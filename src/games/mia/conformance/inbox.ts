@@ -67,18 +67,9 @@ export class ClientInbox {
 
   /** The next datagram within `ms` (nominal), or why none came. */
   async take(ms: number): Promise<string | typeof TIMEOUT | typeof ENDED> {
-    const wanted = Math.max(1, ms);
-    const start = this.wire.now();
-    const line = await this.wire.next(wanted);
+    const line = await this.wire.next(Math.max(1, ms));
     if (line !== null) return this.counted(line);
-    // next() answers null at once when the client's process has ended, else only after `ms`.
-    const full = this.wire.scaled(wanted);
-    if (full >= 25 && this.wire.now() - start >= full - 5) return TIMEOUT;
-    // It returned early (or the wait was too short to tell): a second look answers at once if the client is gone.
-    const probeStart = this.wire.now();
-    const again = await this.wire.next(40);
-    if (again !== null) return this.counted(again);
-    return this.wire.now() - probeStart < this.wire.scaled(40) / 2 ? ENDED : TIMEOUT;
+    return this.wire.ended() ? ENDED : TIMEOUT;
   }
 
   private counted(line: string): string {

@@ -138,9 +138,8 @@ export function runOstseeschachSession(o: OstseeschachSession): (wire: ScriptedW
     /** The client's next message, 'ended' when it closed, 'timeout' when none came in `ms`. */
     const read = async (ms: number, what: string): Promise<Message | 'ended' | 'timeout'> => {
       await out.flush();
-      const t = wire.now();
       const line = await wire.next(ms);
-      if (line === null) return wire.now() - t >= wire.scaled(ms) - 5 ? 'timeout' : 'ended';
+      if (line === null) return wire.ended() ? 'ended' : 'timeout';
       if (line.startsWith(UNREADABLE))
         wire.fail(`sent XML our server cannot read ${what} ${line.slice(UNREADABLE.length).replace(/\]$/, '')}: it drops the client (LEFT, PROTOCOL_ERROR)`, J.stream);
       if (first) {
