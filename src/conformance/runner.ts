@@ -160,7 +160,7 @@ export async function runScenario(game: string, conformance: GameConformance, sc
     log.add('note', `started: ${argv.join(' ')}`);
     client = launchClient(argv, options.cwd === undefined ? {} : { cwd: options.cwd });
     const started = client;
-    const settings = { scale, maxLineBytes: conformance.maxLineBytes, normalize: conformance.normalize };
+    const settings = { scale, maxLineBytes: conformance.maxLineBytes, normalize: conformance.normalize, addresses: { host, port, clientPort } };
     let wire: ScriptedConnection;
     if (dgram !== null) {
       // UDP has no connection: the script starts at once; the client is gone when its process exits.

@@ -55,8 +55,17 @@ export class ScriptedConnection implements ScriptedWire {
     private readonly endpoint: Endpoint,
     private readonly log: WireLog,
     private readonly client: ClientProcess,
-    private readonly options: { scale: number; maxLineBytes: number; normalize?: ((line: string) => string | null) | undefined },
+    private readonly options: {
+      scale: number;
+      maxLineBytes: number;
+      normalize?: ((line: string) => string | null) | undefined;
+      addresses: { host: string; port: number; clientPort: number };
+    },
   ) {}
+
+  addresses(): { host: string; port: number; clientPort: number } {
+    return { ...this.options.addresses };
+  }
 
   /** What arrived from the client (framed by the endpoint). */
   receive(items: readonly FramedItem[]): void {

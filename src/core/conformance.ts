@@ -82,6 +82,8 @@ export interface ScriptedWire {
    * (`next` returns null both on a timeout and at the end; this tells them apart.)
    */
   ended(): boolean;
+  /** Where the scripted side listens, and the port the client was told to bind (UDP; 0 over TCP). */
+  addresses(): { host: string; port: number; clientPort: number };
   /** How the client's process exited, or null while it runs. */
   exited(): { code: number | null; signal: string | null } | null;
 }
@@ -107,6 +109,19 @@ export interface ConformanceScenario extends Judgement {
   placeholders: Readonly<Record<string, string>>;
   /** Built fresh for each run (scripts keep their game state in the closure). */
   steps: () => readonly ConformanceStep[];
+}
+
+/**
+ * A scenario that one script plays (the usual shape): the scenario's id, title and judgement, its
+ * placeholder values, and `script`, which builds a fresh script for each run.
+ */
+export function scriptedScenario(
+  s: Judgement & { id: string; title: string },
+  placeholders: Readonly<Record<string, string>>,
+  title: string,
+  script: () => (wire: ScriptedWire) => Promise<void>,
+): ConformanceScenario {
+  return { id: s.id, title: s.title, rule: s.rule, section: s.section, hint: s.hint, placeholders, steps: () => [{ kind: 'script', title, run: script() }] };
 }
 
 /** What a game offers the kit (GameModule.conformance). */

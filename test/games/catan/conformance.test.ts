@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runScenario, type ScenarioResult } from '../../../src/conformance/runner.js';
+import type { ScenarioResult } from '../../../src/conformance/runner.js';
+import { explain, expectFailsExactly, runPool, type PoolJob } from '../../support/conformance.js';
 import { catanConformance } from '../../../src/games/catan/conformance/index.js';
 import { parseServer } from '../../../src/games/catan/protocol.js';
 
@@ -22,34 +23,12 @@ const ids = ALL.map((s) => s.id);
 const FEHLER_IDS = ids.filter((id) => id.startsWith('fehler-'));
 const STICKY = ['fehler-spieler', 'fehler-dorf-bauen', 'fehler-strasse-bauen', 'fehler-raeuber-versetzen'];
 
-function explain(results: readonly ScenarioResult[]): string {
-  return results
-    .filter((r) => r.status !== 'pass')
-    .map((r) => `${r.id}: ${r.status} ${r.message ?? ''}\n${r.excerpt.map((e) => `  ${e.atMs} ${e.dir} ${e.text.slice(0, 200)}`).join('\n')}\n${r.stderr}`)
-    .join('\n');
-}
-
 /** Every run of a test shares one pool: at most POOL client processes at a time (2 shared cores). */
 const POOL = 6;
 
-async function runAll(jobs: readonly { command: string[]; only: readonly string[] | null; connectTimeoutMs?: number }[]): Promise<ScenarioResult[][]> {
-  const tasks = jobs.flatMap((job, j) =>
-    (job.only === null ? ALL : ALL.filter((s) => job.only!.includes(s.id))).map((scenario) => ({ j, scenario, command: job.command, connectTimeoutMs: job.connectTimeoutMs ?? 10_000 })),
-  );
-  // The longest scenarios (whole games) first, so that they do not end the run alone.
-  const long = (id: string): number => (id === 'all-messages' || id === 'full-game' ? 0 : 1);
-  tasks.sort((a, b) => long(a.scenario.id) - long(b.scenario.id));
-  const results: ScenarioResult[][] = jobs.map(() => []);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < tasks.length) {
-      const t = tasks[next++]!;
-      results[t.j]!.push(await runScenario('catan', catanConformance, t.scenario, { command: t.command, connectTimeoutMs: t.connectTimeoutMs }));
-    }
-  };
-  await Promise.all(Array.from({ length: POOL }, worker));
-  return results;
-}
+/** The longest scenarios (whole games) first, so that they do not end the run alone. */
+const runAll = (jobs: readonly PoolJob[]): Promise<ScenarioResult[][]> =>
+  runPool('catan', catanConformance, jobs, POOL, (_job, s) => (s.id === 'all-messages' || s.id === 'full-game' ? 0 : 1));
 
 /** Each bug: the scenarios it must fail, and scenarios on the same code path that it must pass. */
 const BUGS: Record<string, { fails: string[]; passes: string[] }> = {
@@ -99,7 +78,7 @@ describe('check-client catan', () => {
     const [all, cli] = await runAll([
       { command: OUR_CLIENT, only: null },
       // The whole CLI starts slowly on a busy machine.
-      { command: BOT, only: CLI_SAMPLE, connectTimeoutMs: 30_000 },
+      { command: BOT, only: CLI_SAMPLE, options: { connectTimeoutMs: 30_000 } },
     ]);
     expect(explain(all!)).toBe('');
     expect(all!).toHaveLength(ALL.length);
@@ -128,18 +107,10 @@ describe('check-client catan', () => {
   }, 90_000);
 
   it('the course client of the fixtures passes every scenario without a bug, and each bug fails exactly its scenarios', async () => {
-    const jobs: { command: string[]; only: readonly string[] | null }[] = [{ command: FIXTURE, only: null }];
+    const jobs: PoolJob[] = [{ command: FIXTURE, only: null }];
     for (const [bug, { fails, passes }] of Object.entries(BUGS)) jobs.push({ command: [...FIXTURE, bug], only: [...fails, ...passes] });
     const results = await runAll(jobs);
     expect(explain(results[0]!)).toBe('');
-    Object.keys(BUGS).forEach((bug, i) => {
-      const r = results[i + 1]!;
-      const failed = r.filter((x) => x.status !== 'pass').map((x) => x.id).sort();
-      expect({ bug, failed }).toEqual({ bug, failed: [...BUGS[bug]!.fails].sort() });
-      for (const x of r.filter((y) => y.status === 'fail')) {
-        expect(x.judgement?.rule).toBeTruthy();
-        expect(x.excerpt.some((e) => e.dir === 'sent')).toBe(true);
-      }
-    });
+    Object.keys(BUGS).forEach((bug, i) => expectFailsExactly(bug, results[i + 1]!, BUGS[bug]!.fails));
   }, 120_000);
 });

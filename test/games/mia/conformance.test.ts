@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runScenario, type ScenarioResult } from '../../../src/conformance/runner.js';
+import type { ScenarioResult } from '../../../src/conformance/runner.js';
+import { explain, expectFailsExactly, runPool } from '../../support/conformance.js';
 import { absentFor, CLIENT_NAME } from '../../../src/games/mia/conformance/index.js';
 import { mia } from '../../../src/games/mia/index.js';
 import { formatServer, MAX_UDP_PAYLOAD, parseServer, type ServerMessage } from '../../../src/games/mia/protocol.js';
@@ -29,13 +30,6 @@ const ids = ALL.map((s) => s.id);
 const TIMED = 'answer-time';
 const TIMED_SCALE = 1.6;
 
-function explain(results: readonly ScenarioResult[]): string {
-  return results
-    .filter((r) => r.status !== 'pass')
-    .map((r) => `${r.id}: ${r.status} ${r.message ?? ''}\n${r.excerpt.map((e) => `  ${e.atMs} ${e.dir} ${e.text.slice(0, 200)}`).join('\n')}\n${r.stderr}`)
-    .join('\n');
-}
-
 interface Job {
   command: string[];
   only: readonly string[] | null;
@@ -43,19 +37,8 @@ interface Job {
 }
 
 /** Runs the jobs' scenarios, at most `pool` client processes at a time (2 shared cores). */
-async function runAll(jobs: readonly Job[], pool: number): Promise<ScenarioResult[][]> {
-  const tasks = jobs.flatMap((job, j) => (job.only === null ? ALL : ALL.filter((s) => job.only!.includes(s.id))).map((scenario) => ({ j, scenario, job })));
-  const results: ScenarioResult[][] = jobs.map(() => []);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < tasks.length) {
-      const t = tasks[next++]!;
-      results[t.j]!.push(await runScenario('mia', conformance, t.scenario, { command: t.job.command, timeoutScale: t.job.scale ?? 1 }));
-    }
-  };
-  await Promise.all(Array.from({ length: pool }, worker));
-  return results;
-}
+const runAll = (jobs: readonly Job[], pool: number): Promise<ScenarioResult[][]> =>
+  runPool('mia', conformance, jobs.map((j) => ({ command: j.command, only: j.only, options: { timeoutScale: j.scale ?? 1 } })), pool);
 
 const UNTIMED = ids.filter((id) => id !== TIMED);
 const LOST_IDS = ids.filter((id) => id.startsWith('lost-'));
@@ -152,12 +135,7 @@ describe('check-client mia', () => {
     bugs.forEach((b, i) => {
       const r = results[i + 1]!;
       expect(r).toHaveLength(b.only.length);
-      const failed = r.filter((x) => x.status !== 'pass').map((x) => x.id).sort();
-      expect({ bug: b.bug, failed }).toEqual({ bug: b.bug, failed: b.fails.filter((id) => id !== TIMED).sort() });
-      for (const x of r.filter((y) => y.status === 'fail')) {
-        expect(x.judgement?.rule).toBeTruthy();
-        expect(x.excerpt.some((e) => e.dir === 'sent')).toBe(true);
-      }
+      expectFailsExactly(b.bug, r, b.fails.filter((id) => id !== TIMED));
     });
   }, 120_000);
 

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runScenario, type ScenarioResult } from '../../../src/conformance/runner.js';
+import type { ScenarioResult } from '../../../src/conformance/runner.js';
+import { explain, expectFailsExactly, runPool, type PoolJob } from '../../support/conformance.js';
 import { xmlFramer } from '../../../src/games/ostseeschach/conformance/framer.js';
 import { ostseeschachConformance } from '../../../src/games/ostseeschach/conformance/index.js';
 import { ROOM_ID } from '../../../src/games/ostseeschach/conformance/session.js';
@@ -21,34 +22,15 @@ const FIXTURE = ['node', 'test/fixtures/conformance/ostseeschach/client.mjs', '{
 const ALL = ostseeschachConformance.scenarios;
 const ids = ALL.map((s) => s.id);
 
-function explain(results: readonly ScenarioResult[]): string {
-  return results
-    .filter((r) => r.status !== 'pass')
-    .map((r) => `${r.id}: ${r.status} ${r.message ?? ''}\n${r.excerpt.map((e) => `  ${e.atMs} ${e.dir} ${e.text}`).join('\n')}\n${r.stderr}`)
-    .join('\n');
-}
-
 /** Every run of a test shares one pool: at most POOL client processes at a time (2 shared cores). */
 const POOL = 8;
 
-async function runAll(jobs: readonly { command: string[]; only: readonly string[] | null }[]): Promise<ScenarioResult[][]> {
-  const tasks = jobs.flatMap((job, j) => (job.only === null ? ALL : ALL.filter((s) => job.only!.includes(s.id))).map((scenario) => ({ j, scenario, command: job.command })));
-  // The whole CLI can take seconds to start on a busy shared machine.
-  const connectTimeoutMs = 30_000;
-  // The long scenarios first, so that the pool ends together.
-  const LONG = ['result-hard-timeout', 'late-move-request', 'full-game-one', 'full-game-two'];
-  tasks.sort((a, b) => Number(LONG.includes(b.scenario.id)) - Number(LONG.includes(a.scenario.id)));
-  const results: ScenarioResult[][] = jobs.map(() => []);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < tasks.length) {
-      const t = tasks[next++]!;
-      results[t.j]!.push(await runScenario('ostseeschach', ostseeschachConformance, t.scenario, { command: t.command, connectTimeoutMs }));
-    }
-  };
-  await Promise.all(Array.from({ length: POOL }, worker));
-  return results;
-}
+/** The long scenarios first, so that the pool ends together. */
+const LONG = ['result-hard-timeout', 'late-move-request', 'full-game-one', 'full-game-two'];
+
+// The whole CLI can take seconds to start on a busy shared machine.
+const runAll = (jobs: readonly PoolJob[]): Promise<ScenarioResult[][]> =>
+  runPool('ostseeschach', ostseeschachConformance, jobs.map((j) => ({ ...j, options: { connectTimeoutMs: 30_000 } })), POOL, (_job, s) => (LONG.includes(s.id) ? 0 : 1));
 
 /** Each bug: the scenarios it must fail, and scenarios on the same code path that it must pass. */
 const BUGS: Record<string, { fails: string[]; passes: string[] }> = {
@@ -152,18 +134,10 @@ describe('check-client ostseeschach', () => {
   }, 90_000);
 
   it('the course client of the fixtures passes every scenario without a bug, and each bug fails exactly its scenarios', async () => {
-    const jobs: { command: string[]; only: readonly string[] | null }[] = [{ command: FIXTURE, only: null }];
+    const jobs: PoolJob[] = [{ command: FIXTURE, only: null }];
     for (const [bug, { fails, passes }] of Object.entries(BUGS)) jobs.push({ command: [...FIXTURE, bug], only: [...fails, ...passes] });
     const results = await runAll(jobs);
     expect(explain(results[0]!)).toBe('');
-    Object.keys(BUGS).forEach((bug, i) => {
-      const r = results[i + 1]!;
-      const failed = r.filter((x) => x.status !== 'pass').map((x) => x.id).sort();
-      expect({ bug, failed }).toEqual({ bug, failed: [...BUGS[bug]!.fails].sort() });
-      for (const x of r.filter((y) => y.status === 'fail')) {
-        expect(x.judgement?.rule).toBeTruthy();
-        expect(x.excerpt.some((e) => e.dir === 'sent'), `${bug}/${x.id}: ${x.excerpt.map((e) => e.text).join(' | ')}`).toBe(true);
-      }
-    });
+    Object.keys(BUGS).forEach((bug, i) => expectFailsExactly(bug, results[i + 1]!, BUGS[bug]!.fails));
   }, 120_000);
 });

@@ -1,4 +1,4 @@
-import type { ConformanceScenario, GameConformance, Judgement } from '../../../core/conformance.js';
+import { scriptedScenario, type GameConformance, type Judgement } from '../../../core/conformance.js';
 import { MAX_CHAT_LENGTH, MAX_MESSAGE_BYTES, MAX_NAME_LENGTH } from '../protocol.js';
 import { CATAN_JUDGEMENTS as J, runCatanSession, type CatanSession } from './session.js';
 
@@ -197,15 +197,5 @@ export const catanConformance: GameConformance = {
     const n = line.replace(/\r$/, '');
     return n.trim() === '' ? null : n;
   },
-  scenarios: CATAN_SCENARIOS.map(
-    (s): ConformanceScenario => ({
-      id: s.id,
-      title: s.title,
-      rule: s.rule,
-      section: s.section,
-      hint: s.hint,
-      placeholders: {},
-      steps: () => [{ kind: 'script', title: 'a Catan game', run: runCatanSession(s.session) }],
-    }),
-  ),
+  scenarios: CATAN_SCENARIOS.map((s) => scriptedScenario(s, {}, 'a Catan game', () => runCatanSession(s.session))),
 };

@@ -1,7 +1,7 @@
-import type { ConformanceScenario, GameConformance, Judgement } from '../../../core/conformance.js';
+import { scriptedScenario, type GameConformance, type Judgement } from '../../../core/conformance.js';
 import { MAX_DATAGRAM_BYTES } from '../protocol.js';
 import { J } from './judgements.js';
-import { runC4Session, type C4Session, type ClientAddress } from './session.js';
+import { runC4Session, type C4Session } from './session.js';
 
 /**
  * `spielhalle check-client connect4`: the scenarios a Connect Four peer must pass, as data. The
@@ -155,35 +155,12 @@ export const C4_SCENARIOS: readonly C4Scenario[] = [
   },
 ];
 
-/**
- * The runner computes the addresses of a run, calls `placeholdersFor`, then `steps()`, in one
- * synchronous stretch; a script that needs the client's address (a third party's datagrams) takes
- * it from here. (A runner that handed the addresses to `steps()` would make this unnecessary.)
- */
-let lastClient: ClientAddress | null = null;
-
 export const connect4Conformance: GameConformance = {
   placeholders: ['host', 'port', 'invite'],
   example: 'spielhalle bot connect4 --port {port} --invite {invite} --once --level easy --peer-port {port}',
   scriptedSide: 'peer',
   transport: 'udp',
   maxLineBytes: MAX_DATAGRAM_BYTES,
-  placeholdersFor: ({ host, port, clientPort }) => {
-    lastClient = { address: host, port: clientPort };
-    return { port: String(clientPort), invite: `${host}:${port}` };
-  },
-  scenarios: C4_SCENARIOS.map(
-    (s): ConformanceScenario => ({
-      id: s.id,
-      title: s.title,
-      rule: s.rule,
-      section: s.section,
-      hint: s.hint,
-      placeholders: {},
-      steps: () => {
-        const client = lastClient;
-        return [{ kind: 'script', title: 'a Connect Four game', run: runC4Session(s.session, () => client) }];
-      },
-    }),
-  ),
+  placeholdersFor: ({ host, port, clientPort }) => ({ port: String(clientPort), invite: `${host}:${port}` }),
+  scenarios: C4_SCENARIOS.map((s) => scriptedScenario(s, {}, 'a Connect Four game', () => runC4Session(s.session))),
 };

@@ -108,14 +108,15 @@ interface Datagram {
   at: number;
 }
 
-export function runC4Session(o: C4Session, client: () => ClientAddress | null): (wire: ScriptedWire) => Promise<void> {
+export function runC4Session(o: C4Session): (wire: ScriptedWire) => Promise<void> {
   return async (wire) => {
     let third: Socket | null = null;
     const thirdGot: string[] = [];
     try {
       await play(o, wire, async () => {
-        const target = client();
-        if (target === null) return null;
+        // Where the client was told to bind (it sends from there too).
+        const { host, clientPort } = wire.addresses();
+        const target = { address: host, port: clientPort };
         if (third === null) {
           const s = createSocket('udp4');
           s.on('message', (msg) => thirdGot.push(msg.toString('utf8')));

@@ -1,4 +1,4 @@
-import type { ConformanceScenario, GameConformance, Judgement } from '../../../core/conformance.js';
+import { scriptedScenario, type GameConformance, type Judgement } from '../../../core/conformance.js';
 import { parsePieces } from '../notation.js';
 import { MAX_LINE_BYTES, formatFault, normalizeLine, type ProtocolFault, type Seat } from '../protocol.js';
 import { createState, type DameState } from '../rules.js';
@@ -234,15 +234,5 @@ export const dameConformance: GameConformance = {
     const n = normalizeLine(line);
     return n === '' ? null : n;
   },
-  scenarios: DAME_SCENARIOS.map(
-    (s): ConformanceScenario => ({
-      id: s.id,
-      title: s.title,
-      rule: s.rule,
-      section: s.section,
-      hint: s.hint,
-      placeholders: { gameId: GAME_ID, player: playerOf(s.session.seat) },
-      steps: () => [{ kind: 'script', title: 'a Dame game', run: runDameSession(s.session) }],
-    }),
-  ),
+  scenarios: DAME_SCENARIOS.map((s) => scriptedScenario(s, { gameId: GAME_ID, player: playerOf(s.session.seat) }, 'a Dame game', () => runDameSession(s.session))),
 };

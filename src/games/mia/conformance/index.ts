@@ -1,4 +1,4 @@
-import type { ConformanceScenario, GameConformance, Judgement } from '../../../core/conformance.js';
+import { scriptedScenario, type GameConformance, type Judgement } from '../../../core/conformance.js';
 import { makeDice } from '../dice.js';
 import { MAX_DATAGRAM_BYTES, MAX_UDP_PAYLOAD, stripLineEnd } from '../protocol.js';
 import { MIA_JUDGEMENTS as J } from './judgements.js';
@@ -229,15 +229,5 @@ export const miaConformance: GameConformance = {
   maxLineBytes: MAX_DATAGRAM_BYTES,
   // Our server strips one trailing \n or \r\n from a datagram (spec decision 4).
   normalize: (line) => stripLineEnd(line),
-  scenarios: MIA_SCENARIOS.map(
-    (s): ConformanceScenario => ({
-      id: s.id,
-      title: s.title,
-      rule: s.rule,
-      section: s.section,
-      hint: s.hint,
-      placeholders: { name: s.session.name },
-      steps: () => [{ kind: 'script', title: 'a Mia server', run: runMiaSession({ ...s.session, judgement: { rule: s.rule, section: s.section, hint: s.hint } }) }],
-    }),
-  ),
+  scenarios: MIA_SCENARIOS.map((s) => scriptedScenario(s, { name: s.session.name }, 'a Mia server', () => runMiaSession({ ...s.session, judgement: { rule: s.rule, section: s.section, hint: s.hint } }))),
 };

@@ -1,4 +1,4 @@
-import type { ConformanceScenario, GameConformance, Judgement } from '../../../core/conformance.js';
+import { scriptedScenario, type GameConformance, type Judgement } from '../../../core/conformance.js';
 import type { Team } from '../board.js';
 import { GAME_TYPE } from '../messages.js';
 import { formatClient } from '../protocol.js';
@@ -276,15 +276,5 @@ export const ostseeschachConformance: GameConformance = {
   example: 'spielhalle bot ostseeschach -h {host} -p {port} -r {reservation} --bot random',
   maxLineBytes: MAX_PACKET_CHARS,
   framer: () => xmlFramer(MAX_PACKET_CHARS),
-  scenarios: OSTSEESCHACH_SCENARIOS.map(
-    (s): ConformanceScenario => ({
-      id: s.id,
-      title: s.title,
-      rule: s.rule,
-      section: s.section,
-      hint: s.hint,
-      placeholders: { reservation: RESERVATIONS[s.session.team], room: ROOM_ID },
-      steps: () => [{ kind: 'script', title: 'an Ostseeschach game', run: runOstseeschachSession(s.session) }],
-    }),
-  ),
+  scenarios: OSTSEESCHACH_SCENARIOS.map((s) => scriptedScenario(s, { reservation: RESERVATIONS[s.session.team], room: ROOM_ID }, 'an Ostseeschach game', () => runOstseeschachSession(s.session))),
 };
