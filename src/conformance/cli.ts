@@ -35,7 +35,7 @@ export function registerCheckClientCommand(program: Command): void {
     .command('check-client')
     .description('test your client against scripted servers that play tricky but legal situations; reports every protocol mistake')
     .argument('<game>', `the game (${withConformance.map((g) => g.name).join(', ')})`)
-    .argument('[command...]', 'after --: your client\'s command line with placeholders {host} {port} {gameId} {player} {reservation} {name}')
+    .argument('[command...]', "after --: your client's command line with placeholders ({host} {port}, and the game's own: see --list)")
     .option('--scenario <id>', 'run only this scenario (repeatable)', (v: string, prev: string[]) => [...prev, v], [])
     .option('--junit <file>', 'also write the report as JUnit XML to this file')
     .option('--json', 'print the report as JSON instead of text')
@@ -53,6 +53,8 @@ export function registerCheckClientCommand(program: Command): void {
       if (!conformance) throw new UsageError(`check-client has no scenarios for ${gameName} yet (it has: ${withConformance.map((g) => g.name).join(', ')})`);
       if (flags.list) {
         for (const s of conformance.scenarios) process.stdout.write(`${s.id.padEnd(34)} ${s.title}\n`);
+        process.stderr.write(`\nplaceholders: ${conformance.placeholders.map((p) => `{${p}}`).join(' ')}\n`);
+        if (conformance.example !== undefined) process.stderr.write(`our own client: spielhalle check-client ${game.name} -- ${conformance.example}\n`);
         return;
       }
       const scale = Number(flags.timeoutScale);
