@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadSettings } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
-import type { RecordStore } from '../../src/core/records.js';
+import { sqliteOf } from '../support/records.js';
 import { HouseBot } from '../../src/games/catan/house-bot.js';
 import { Match as CatanMatch } from '../../src/games/catan/match.js';
 import { Board } from '../../src/games/connect4/peer/board.js';
@@ -18,6 +18,7 @@ import { Lobby } from '../../src/games/ostseeschach/lobby.js';
 import { serve, type Running } from '../../src/serve.js';
 import { escapes } from '../fuzz/lib/servers.js';
 import { FAST_HOUSE_ENV, freePorts, GAMES, sleep, type Game } from './serve.js';
+
 
 /**
  * Error boundaries across games: all five games in one serve() in this process, their house
@@ -69,8 +70,7 @@ describe('a fault in one game', () => {
     };
     const settings = loadSettings({ env, cwd: tmpdir() }).config;
     running = await serve(settings, [], silentLogger);
-    // serve() on the embedded default: the SQLite store, which answers at once.
-    const store = running.store as RecordStore;
+    const store = sqliteOf(running);
     const finished = (game: Game): number =>
       store.listMatches({ game, status: 'finished', limit: 1000 }).length;
     const untilAll = async (what: string, ok: (game: Game) => boolean, ms: number): Promise<void> => {

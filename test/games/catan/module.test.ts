@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RecordStore } from '../../../src/core/records.js';
+import { sqliteOf } from '../../support/records.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../../src/config.js';
 import { silentLogger } from '../../../src/core/log.js';
 import type { MatchDetail } from '../../../src/core/records.js';
@@ -14,6 +14,7 @@ import type { CatanSettings } from '../../../src/games/catan/settings.js';
 import type { CatanRecordView } from '../../../src/games/catan/web-views.js';
 import { findGame, GAMES } from '../../../src/games/registry.js';
 import { serve, type Running } from '../../../src/serve.js';
+
 
 /**
  * The Catan game module as `spielhalle serve` runs it: the server and dashboard started by
@@ -59,8 +60,8 @@ async function waitFor<T>(probe: () => T | undefined | null | false, what: strin
 }
 
 const finished = (run: Running): MatchDetail[] => {
-  (run.store as RecordStore).flush();
-  return (run.store as RecordStore).listMatches({ game: 'catan', status: 'finished' }).map((m) => (run.store as RecordStore).getMatch(m.id)!);
+  sqliteOf(run).flush();
+  return sqliteOf(run).listMatches({ game: 'catan', status: 'finished' }).map((m) => sqliteOf(run).getMatch(m.id)!);
 };
 
 describe('Catan game module', () => {

@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RecordStore } from '../../../src/core/records.js';
+import { sqliteOf } from '../../support/records.js';
 import { DEFAULT_SETTINGS, loadSettings, type Settings } from '../../../src/config.js';
 import { silentLogger } from '../../../src/core/log.js';
 import type { MatchDetail } from '../../../src/core/records.js';
@@ -17,6 +17,7 @@ import type { OstseeschachServer } from '../../../src/games/ostseeschach/server.
 import type { OstseeschachSnapshot } from '../../../src/games/ostseeschach/snapshot.js';
 import { findGame } from '../../../src/games/registry.js';
 import { serve, type Running } from '../../../src/serve.js';
+
 
 /**
  * The Ostseeschach module served the way `spielhalle serve` serves it (settings, registry,
@@ -114,7 +115,7 @@ describe('the Ostseeschach module', () => {
     expect(row.board.turn).toBe(row.turn);
     expect(row.board.ambers).toEqual({ ONE: a.result!.scores[0]!.parts[1], TWO: a.result!.scores[1]!.parts[1] });
     const match = await until('the record', () => {
-      const m = (running.store as RecordStore).getMatch(row.matchId!);
+      const m = sqliteOf(running).getMatch(row.matchId!);
       return isOver(m) ? m : null;
     });
     expect(match).toMatchObject({ game: 'ostseeschach', status: 'finished', result: { winner: a.result?.winner ?? null, scores: a.result?.scores } });
@@ -182,7 +183,7 @@ describe('the Ostseeschach module', () => {
     await until('the observer\'s left', () => seen.some((p) => p.type === 'left' && p.roomId === roomId));
     const matchId = server.snapshot().recent[0]!.matchId!;
     const match = await until('the record', () => {
-      const m = (running.store as RecordStore).getMatch(matchId);
+      const m = sqliteOf(running).getMatch(matchId);
       return isOver(m) ? m : null;
     });
     expect(match.status).toBe('finished');
@@ -202,12 +203,12 @@ describe('the Ostseeschach module', () => {
     const [second, first] = await until(
       'two finished house games',
       () => {
-        const list = (running.store as RecordStore).listMatches({ game: 'ostseeschach', status: 'finished' });
+        const list = sqliteOf(running).listMatches({ game: 'ostseeschach', status: 'finished' });
         return list.length >= 2 ? list : null;
       },
       30_000,
     );
-    const match = (running.store as RecordStore).getMatch(first!.id)!;
+    const match = sqliteOf(running).getMatch(first!.id)!;
     expect(match.seats.map((s) => s.name)).toEqual(['House 1 A (engine 20 ms)', 'House 1 B (depth2)']);
     expect(second!.seats.map((s) => s.name)).toEqual(['House 1 B (engine 10 ms)', 'House 1 A (engine 20 ms)']);
     const result = match.result as { scores: { cause: string }[] };

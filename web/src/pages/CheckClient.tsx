@@ -5,7 +5,7 @@ import { usePolling } from '../usePolling.js';
 import type { CheckClientView } from '../../../src/web/check-client-api.js';
 
 /**
- * "Test your client": how to run `spielhalle check-client` against a student's client for one
+ * "Test your client": how to run the check-client command against a student's client for one
  * game, and every scenario it plays with the rule it checks (docs/check-client.md).
  */
 export function CheckClient({ game }: { game: string }) {
