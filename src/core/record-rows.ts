@@ -2,8 +2,10 @@
  * The rows of the record store as both backends read and write them (records.ts: SQLite,
  * records-pg.ts: PostgreSQL): the listing filter, the packed wire format, and rows to records.
  */
+import { randomBytes } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
-import type { ListOptions, ProgramOutput, TournamentMatchRecord, TournamentMatchStatus, TournamentRecord, TournamentStatus, WireRecord } from './record-types.js';
+import type { WireLine } from './record-backend.js';
+import type { ListOptions, MatchRecord, MatchStatus, ProgramOutput, SeatRecord, TournamentMatchRecord, TournamentMatchStatus, TournamentRecord, TournamentStatus, WireRecord } from './record-types.js';
 
 /** The tournament tables (issue #17), the same SQL in SQLite and PostgreSQL: JSON in TEXT, 0/1 flags. */
 export const TOURNAMENT_TABLES = `CREATE TABLE tournaments (
@@ -63,7 +65,7 @@ export function listFilter(options: ListOptions): [string, (string | number)[]] 
  * A batch of wire messages: JSON `[conns, [dt, conn index, 1 if in, data], …]` (dt: ms since the
  * previous message, the first since the row's `at`), deflated.
  */
-export function packWire(at: number, entries: readonly { conn: string; at: number; dir: 'in' | 'out'; data: string }[]): string {
+export function packWire(at: number, entries: readonly WireLine[]): string {
   const conns: string[] = [];
   const index = new Map<string, number>();
   let prev = at;
@@ -88,6 +90,26 @@ export function unpackWire(seq: number, at: number, data: Uint8Array): WireRecor
     t += dt;
     return { seq: seq + i / rows.length, at: t, conn: conns[c] ?? '?', dir: dir === 1 ? 'in' : 'out', data: line };
   });
+}
+
+/** A new match's id: the game, the start in base 36 and 4 random bytes. */
+export function newMatchId(game: string, now = Date.now()): string {
+  return `${game}-${now.toString(36)}-${randomBytes(4).toString('hex')}`;
+}
+
+/** A match row with its seats as a record (seats in seat order). */
+export function toMatchRecord(r: MatchRow, seats: readonly SeatRecord[]): MatchRecord {
+  return {
+    id: r.id,
+    game: r.game,
+    seed: r.seed,
+    status: r.status as MatchStatus,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    result: r.result === null ? null : (JSON.parse(r.result) as unknown),
+    meta: r.meta === null ? null : (JSON.parse(r.meta) as unknown),
+    seats: seats.map((s) => ({ seat: s.seat, name: s.name, kind: s.kind, address: s.address ?? undefined })),
+  };
 }
 
 export interface MatchRow {
@@ -178,13 +200,6 @@ export function toTournamentMatch(r: TournamentMatchRow): TournamentMatchRecord 
   };
 }
 
-export interface WireEntry {
-  conn: string;
-  at: number;
-  dir: 'in' | 'out';
-  data: string;
-}
-
 /** At most this many wire messages go into one packed row, and they wait at most this long. */
 export const WIRE_PACK = 256;
 export const WIRE_PACK_MS = 5000;
@@ -195,16 +210,16 @@ export const WIRE_PACK_MS = 5000;
  * finished match, a read, a flush). Both backends write what it hands on as one packed row.
  */
 export class WireGatherer {
-  private readonly pending = new Map<string, { game: string; entries: WireEntry[] }>();
+  private readonly pending = new Map<string, { game: string; entries: WireLine[] }>();
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly emit: (matchId: string, game: string, entries: WireEntry[]) => void) {}
+  constructor(private readonly emit: (matchId: string, game: string, entries: WireLine[]) => void) {}
 
   get size(): number {
     return this.pending.size;
   }
 
-  add(matchId: string, game: string, entry: WireEntry): void {
+  add(matchId: string, game: string, entry: WireLine): void {
     let pending = this.pending.get(matchId);
     if (!pending) {
       pending = { game, entries: [] };

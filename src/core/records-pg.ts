@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { deflateRaw } from 'node:zlib';
 import pg from 'pg';
@@ -9,7 +8,9 @@ import {
   TOURNAMENT_TABLES,
   WireGatherer,
   listFilter,
+  newMatchId,
   packWire,
+  toMatchRecord,
   toTournament,
   toTournamentMatch,
   unpackWire,
@@ -321,12 +322,8 @@ export class PgRecordStore implements Records {
     });
   }
 
-  static newMatchId(game: string, now = Date.now()): string {
-    return `${game}-${now.toString(36)}-${randomBytes(4).toString('hex')}`;
-  }
-
   startMatch(input: NewMatch): string {
-    const id = input.id ?? PgRecordStore.newMatchId(input.game, input.startedAt);
+    const id = input.id ?? newMatchId(input.game, input.startedAt);
     const seed = input.seed === undefined || input.seed === null ? null : String(input.seed);
     const meta = input.meta === undefined ? null : JSON.stringify(input.meta);
     this.eventSeq.set(id, 0);
@@ -444,20 +441,10 @@ export class PgRecordStore implements Records {
     const byMatch = new Map<string, SeatRecord[]>();
     for (const s of seats) {
       const list = byMatch.get(s.match_id) ?? [];
-      list.push({ seat: s.seat, name: s.name, kind: s.kind, address: s.address ?? undefined });
+      list.push(s);
       byMatch.set(s.match_id, list);
     }
-    return rows.map((r) => ({
-      id: r.id,
-      game: r.game,
-      seed: r.seed,
-      status: r.status as MatchStatus,
-      startedAt: r.started_at,
-      endedAt: r.ended_at,
-      result: r.result === null ? null : (JSON.parse(r.result) as unknown),
-      meta: r.meta === null ? null : (JSON.parse(r.meta) as unknown),
-      seats: byMatch.get(r.id) ?? [],
-    }));
+    return rows.map((r) => toMatchRecord(r, byMatch.get(r.id) ?? []));
   }
 
   // ---- Tournaments ---------------------------------------------------------------------------

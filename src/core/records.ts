@@ -1,17 +1,18 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { deflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { CRASH, SERVER_STOPPED } from './guard.js';
-import type { Records } from './record-backend.js';
+import type { NewMatch, Records, WireLine } from './record-backend.js';
 import {
   TOURNAMENT_SELECT,
   TOURNAMENT_TABLES,
   listFilter,
+  newMatchId,
   packWire,
+  toMatchRecord,
   toTournament,
   toTournamentMatch,
   unpackWire,
@@ -346,7 +347,7 @@ export class RecordStore implements Records {
   };
 
   static newMatchId(game: string, now = Date.now()): string {
-    return `${game}-${now.toString(36)}-${randomBytes(4).toString('hex')}`;
+    return newMatchId(game, now);
   }
 
   get schemaVersion(): number {
@@ -438,14 +439,7 @@ export class RecordStore implements Records {
     }
   }
 
-  startMatch(input: {
-    id?: string;
-    game: string;
-    seed?: string | number | null;
-    startedAt: number;
-    seats: SeatRecord[];
-    meta?: unknown;
-  }): string {
+  startMatch(input: NewMatch): string {
     const id = input.id ?? RecordStore.newMatchId(input.game, input.startedAt);
     const seed = input.seed === undefined || input.seed === null ? null : String(input.seed);
     const meta = input.meta === undefined ? null : JSON.stringify(input.meta);
@@ -470,7 +464,7 @@ export class RecordStore implements Records {
    * reads see them at once. A few times smaller than a row per message (the messages of a match
    * repeat each other), and the deflating happens on the writer thread.
    */
-  addWire(entry: { matchId: string | null; game: string; conn: string; at: number; dir: 'in' | 'out'; data: string }): void {
+  addWire(entry: WireLine & { matchId: string | null; game: string }): void {
     if (this.closed) return;
     if (this.mode === 'read') throw new Error('the record store is open read-only');
     if (entry.matchId === null) {
@@ -485,7 +479,7 @@ export class RecordStore implements Records {
    * deflated, as a BLOB in `data` with `conn` '' (see packWire); `getMatch` lists them one by one
    * as if each had been added alone. A few hundred bytes instead of a row per message.
    */
-  addWireBatch(matchId: string, game: string, entries: readonly { conn: string; at: number; dir: 'in' | 'out'; data: string }[]): void {
+  addWireBatch(matchId: string, game: string, entries: readonly WireLine[]): void {
     if (entries.length === 0) return;
     const at = (entries[0] as { at: number }).at;
     this.enqueue(['wirepack', matchId, game, '', at, 'out', packWire(at, entries)]);
@@ -844,16 +838,6 @@ export class RecordStore implements Records {
     const seats = this.db
       .prepare('SELECT seat, name, kind, address FROM seats WHERE match_id = ? ORDER BY seat')
       .all(r.id) as SeatRecord[];
-    return {
-      id: r.id,
-      game: r.game,
-      seed: r.seed,
-      status: r.status as MatchStatus,
-      startedAt: r.started_at,
-      endedAt: r.ended_at,
-      result: r.result === null ? null : (JSON.parse(r.result) as unknown),
-      meta: r.meta === null ? null : (JSON.parse(r.meta) as unknown),
-      seats: seats.map((s) => ({ seat: s.seat, name: s.name, kind: s.kind, address: s.address ?? undefined })),
-    };
+    return toMatchRecord(r, seats);
   }
 }
