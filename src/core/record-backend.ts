@@ -36,6 +36,12 @@ export interface WireLine {
   data: string;
 }
 
+/** Who plays a tournament match, and which attempt of it this is. */
+export interface TournamentClaim {
+  worker: string;
+  attempt: number;
+}
+
 /** A value now (SQLite) or later (PostgreSQL): callers await it either way. */
 export type Answer<T> = T | Promise<T>;
 
@@ -74,6 +80,23 @@ export interface Records {
   startTournamentMatch(tournamentId: string, id: string, at: number, worker: string): Answer<void>;
   finishTournamentMatch(tournamentId: string, id: string, end: { at: number; result: unknown; records: readonly string[]; output: readonly ProgramOutput[] }): Answer<void>;
   resetTournamentMatch(tournamentId: string, id: string): Answer<void>;
+  /**
+   * A worker takes a match (issue #19): `running` under this worker, one attempt more, whoever held
+   * it before. Null when the match is done already (its job is then complete).
+   */
+  claimTournamentMatch(tournamentId: string, id: string, at: number, worker: string): Answer<TournamentClaim | null>;
+  /**
+   * Done with this result only while the claim still holds (running, same worker and attempt):
+   * false when the match was taken over or finished since, and the result is discarded.
+   */
+  finishClaimedTournamentMatch(
+    tournamentId: string,
+    id: string,
+    claim: TournamentClaim,
+    end: { at: number; result: unknown; records: readonly string[]; output: readonly ProgramOutput[] },
+  ): Answer<boolean>;
+  /** Back to pending only while the claim still holds; false when it did not. */
+  releaseTournamentMatch(tournamentId: string, id: string, claim: TournamentClaim): Answer<boolean>;
   listTournamentMatches(tournamentId: string, options?: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined }): Answer<TournamentMatchRecord[]>;
   listFinishedTournamentMatches(tournamentId: string): Answer<TournamentMatchRecord[]>;
   /** An event added to a match after it ended; committed when the promise resolves. */

@@ -2,7 +2,7 @@ import { promisify } from 'node:util';
 import { deflateRaw } from 'node:zlib';
 import pg from 'pg';
 import { SERVER_STOPPED } from './guard.js';
-import type { NewMatch, Records, WireLine } from './record-backend.js';
+import type { NewMatch, Records, TournamentClaim, WireLine } from './record-backend.js';
 import {
   TOURNAMENT_SELECT,
   TOURNAMENT_TABLES,
@@ -550,6 +550,59 @@ export class PgRecordStore implements Records {
       [tournamentId, id],
       null,
     );
+  }
+
+  async claimTournamentMatch(tournamentId: string, id: string, at: number, worker: string): Promise<TournamentClaim | null> {
+    this.writable();
+    return this.transaction(async (c) => {
+      await c.query('SELECT 1 FROM tournaments WHERE id = $1 FOR UPDATE', [tournamentId]);
+      const r = await c.query<{ attempts: number }>(
+        `UPDATE tournament_matches SET status = 'running', started_at = $1, ended_at = NULL, worker = $2, attempts = attempts + 1,
+           result = NULL, records = '[]', output = '[]', finish_seq = NULL
+         WHERE tournament_id = $3 AND id = $4 AND status <> 'done' RETURNING attempts`,
+        [at, worker, tournamentId, id],
+      );
+      const row = r.rows[0];
+      if (row === undefined) {
+        const exists = await c.query('SELECT 1 FROM tournament_matches WHERE tournament_id = $1 AND id = $2', [tournamentId, id]);
+        if (exists.rowCount === 0) throw new Error(`no tournament match ${tournamentId}/${id}`);
+        return null;
+      }
+      await c.query('UPDATE tournaments SET updated_at = GREATEST(updated_at, $1) WHERE id = $2', [at, tournamentId]);
+      return { worker, attempt: row.attempts };
+    });
+  }
+
+  async finishClaimedTournamentMatch(
+    tournamentId: string,
+    id: string,
+    claim: TournamentClaim,
+    end: { at: number; result: unknown; records: readonly string[]; output: readonly ProgramOutput[] },
+  ): Promise<boolean> {
+    this.writable();
+    return this.transaction(async (c) => {
+      // Finishes of one tournament take turns (its row locked): finish_seq stays unique.
+      await c.query('SELECT 1 FROM tournaments WHERE id = $1 FOR UPDATE', [tournamentId]);
+      const r = await c.query(
+        `UPDATE tournament_matches SET status = 'done', ended_at = $1, result = $2, records = $3, output = $4,
+           finish_seq = (SELECT COALESCE(MAX(finish_seq), 0) + 1 FROM tournament_matches WHERE tournament_id = $5)
+         WHERE tournament_id = $5 AND id = $6 AND status = 'running' AND worker = $7 AND attempts = $8`,
+        [end.at, JSON.stringify(end.result ?? null), JSON.stringify(end.records), JSON.stringify(end.output), tournamentId, id, claim.worker, claim.attempt],
+      );
+      const done = (r.rowCount ?? 0) > 0;
+      if (done) await c.query('UPDATE tournaments SET updated_at = GREATEST(updated_at, $1) WHERE id = $2', [end.at, tournamentId]);
+      return done;
+    });
+  }
+
+  async releaseTournamentMatch(tournamentId: string, id: string, claim: TournamentClaim): Promise<boolean> {
+    this.writable();
+    const r = await this.pool.query(
+      `UPDATE tournament_matches SET status = 'pending', result = NULL, records = '[]', output = '[]', ended_at = NULL, finish_seq = NULL
+       WHERE tournament_id = $1 AND id = $2 AND status = 'running' AND worker = $3 AND attempts = $4`,
+      [tournamentId, id, claim.worker, claim.attempt],
+    );
+    return (r.rowCount ?? 0) > 0;
   }
 
   async listTournamentMatches(

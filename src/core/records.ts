@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { deflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { CRASH, SERVER_STOPPED } from './guard.js';
-import type { NewMatch, Records, WireLine } from './record-backend.js';
+import type { NewMatch, Records, TournamentClaim, WireLine } from './record-backend.js';
 import {
   TOURNAMENT_SELECT,
   TOURNAMENT_TABLES,
@@ -668,6 +668,56 @@ export class RecordStore implements Records {
         `${tournamentId}/${id}`,
       );
     });
+  }
+
+  claimTournamentMatch(tournamentId: string, id: string, at: number, worker: string): TournamentClaim | null {
+    return this.writeNow(() => {
+      const row = this.db
+        .prepare(
+          `UPDATE tournament_matches SET status = 'running', started_at = ?, ended_at = NULL, worker = ?, attempts = attempts + 1,
+             result = NULL, records = '[]', output = '[]', finish_seq = NULL
+           WHERE tournament_id = ? AND id = ? AND status <> 'done' RETURNING attempts`,
+        )
+        .get(at, worker, tournamentId, id) as { attempts: number } | undefined;
+      if (row === undefined) {
+        const exists = this.db.prepare('SELECT 1 FROM tournament_matches WHERE tournament_id = ? AND id = ?').get(tournamentId, id);
+        if (exists === undefined) throw new Error(`no tournament match ${tournamentId}/${id}`);
+        return null;
+      }
+      this.touchTournament(tournamentId, at);
+      return { worker, attempt: row.attempts };
+    });
+  }
+
+  finishClaimedTournamentMatch(
+    tournamentId: string,
+    id: string,
+    claim: TournamentClaim,
+    end: { at: number; result: unknown; records: readonly string[]; output: readonly ProgramOutput[] },
+  ): boolean {
+    return this.writeNow(() => {
+      const changed = this.db
+        .prepare(
+          `UPDATE tournament_matches SET status = 'done', ended_at = ?, result = ?, records = ?, output = ?,
+             finish_seq = (SELECT COALESCE(MAX(finish_seq), 0) + 1 FROM tournament_matches WHERE tournament_id = ?)
+           WHERE tournament_id = ? AND id = ? AND status = 'running' AND worker = ? AND attempts = ?`,
+        )
+        .run(end.at, JSON.stringify(end.result ?? null), JSON.stringify(end.records), JSON.stringify(end.output), tournamentId, tournamentId, id, claim.worker, claim.attempt).changes;
+      if (changed > 0) this.touchTournament(tournamentId, end.at);
+      return changed > 0;
+    });
+  }
+
+  releaseTournamentMatch(tournamentId: string, id: string, claim: TournamentClaim): boolean {
+    return this.writeNow(
+      () =>
+        this.db
+          .prepare(
+            `UPDATE tournament_matches SET status = 'pending', result = NULL, records = '[]', output = '[]', ended_at = NULL, finish_seq = NULL
+             WHERE tournament_id = ? AND id = ? AND status = 'running' AND worker = ? AND attempts = ?`,
+          )
+          .run(tournamentId, id, claim.worker, claim.attempt).changes > 0,
+    );
   }
 
   /** By round and index; `entrant`: only matches with a seat of that name. */

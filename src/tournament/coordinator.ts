@@ -1,22 +1,19 @@
-import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../core/log.js';
 import type { ProgramOutput, TournamentMatchRecord } from '../core/records.js';
 import type { Records } from '../core/record-backend.js';
-import type {
-  MatchSeat,
-  TournamentArena,
-  TournamentMatchOutcome,
-  TournamentSupport,
-} from '../core/tournament-match.js';
+import type { TournamentArena, TournamentSupport } from '../core/tournament-match.js';
 import { GAMES } from '../games/registry.js';
 import type { GameModule } from '../games/types.js';
 import type { TournamentSpec } from './file.js';
-import { matchPrograms, sandboxPrograms, type ProgramFactory } from './programs.js';
+import { annotateRecords, byeResult, playScheduledMatch, type PlayedMatch } from './play-match.js';
+import { sandboxPrograms, type ProgramFactory } from './programs.js';
 import { killLeftoverGroups } from './sandbox.js';
 import { schedule, swissRound, type ScheduledMatch, type SwissGame } from './schedule.js';
-import { computeStandings, type MatchResult, type SeatResult, type Standings } from './standings.js';
+import { computeStandings, type MatchResult, type Standings } from './standings.js';
+
+export { matchResult } from './play-match.js';
 
 /**
  * The coordinator: creates a tournament (its schedule in the record store) and runs it, `parallel`
@@ -149,31 +146,6 @@ export async function tournamentStandings(store: Records, id: string): Promise<S
   return computeStandings(await tournamentResults(store, id), { entrants: await entrantNames(store, id) });
 }
 
-/** A played match as the standings see it. */
-export function matchResult(
-  m: Pick<TournamentMatchRecord, 'id' | 'round' | 'seed' | 'seats'>,
-  outcome: TournamentMatchOutcome,
-): MatchResult {
-  const seats = outcome.seats.map((s, i): SeatResult & { note?: string } => ({
-    name: m.seats[i] ?? s.name,
-    ...(s.outcome === undefined ? {} : { outcome: s.outcome }),
-    ...(s.placing === undefined ? {} : { placing: s.placing }),
-    points: s.points,
-    ...(s.crashed === true ? { crashed: true } : {}),
-    ...(s.timedOut === true ? { timedOut: true } : {}),
-    ...(s.note === undefined ? {} : { note: s.note }),
-  }));
-  const first = outcome.records[0];
-  return {
-    id: m.id,
-    round: m.round,
-    seed: m.seed,
-    seats,
-    reason: outcome.reason,
-    ...(first === undefined ? {} : { replay: `/matches/${first}` }),
-  };
-}
-
 /** Swiss scoring: win 1, draw ½, loss 0; a bye (no outcome) counts its points. */
 function swissHistory(results: readonly MatchResult[]): SwissGame[] {
   const score = { win: 1, draw: 0.5, loss: 0 } as const;
@@ -243,7 +215,6 @@ export async function runTournament(
   if ((await store.listTournamentMatches(id)).length === 0) await store.addTournamentMatches(id, firstMatches(spec));
 
   const parallel = Math.max(1, Math.floor(options.parallel ?? spec.parallel));
-  const entrants = new Map(spec.entrants.map((e) => [e.name, e]));
   // Programs a killed run left behind (their leaders died with it; what they started may not have).
   const pidDir = join(options.workDir, 'tournaments', id, 'pids');
   const leftovers = killLeftoverGroups(pidDir);
@@ -330,88 +301,35 @@ export async function runTournament(
     } else queue.push(m);
   };
 
-  const seatsOf = (m: TournamentMatchRecord, programs: ReturnType<typeof matchPrograms>): MatchSeat[] =>
-    m.seats.map((name, seat): MatchSeat => {
-      const e = entrants.get(name);
-      if (!e) throw new Error(`match ${m.id}: ${name} is not an entrant`);
-      if (e.kind === 'bot') return { name, player: { kind: 'bot', bot: e.bot, options: e.options } };
-      const cwd = e.cwd ?? join(options.workDir, 'tournaments', id, name);
-      mkdirSync(cwd, { recursive: true });
-      return {
-        name,
-        player: {
-          kind: 'program',
-          launch: programs.launcherFor(seat, name, { command: e.command, cwd, limits: e.limits }),
-        },
-      };
-    });
+  const context = { tournamentId: id, spec, workDir: options.workDir, programs: factory, log };
 
   /** Plays one match; its result once it is done, undefined when it goes back to pending. */
   const play = async (arena: TournamentArena, m: TournamentMatchRecord): Promise<MatchResult | undefined> => {
     await store.startTournamentMatch(id, m.id, now(), worker);
-    if (m.bye) {
-      return finish(
-        m,
-        {
-          id: m.id,
-          round: m.round,
-          seed: m.seed,
-          seats: [{ name: m.seats[0] ?? '', points: spec.gamesPerPairing }],
-          reason: 'bye',
-        },
-        [],
-        [],
-      );
-    }
-    const programs = matchPrograms(factory);
+    if (m.bye) return finish(m, byeResult(m, spec), [], []);
     const abort = new AbortController();
     const cut = () => abort.abort();
     stop.signal.addEventListener('abort', cut, { once: true });
-    let outcome: TournamentMatchOutcome | undefined;
-    let error: unknown;
-    let output: ProgramOutput[] = [];
+    let played: PlayedMatch;
     try {
-      outcome = await arena.play({
-        id: `${id}/${m.id}`,
-        seed: m.seed,
-        moveTimeMs: Math.round(spec.moveTime * 1000),
-        seats: seatsOf(m, programs),
-        ...(spec.game === 'mia' ? { rounds: spec.gamesPerTable } : {}),
-        signal: abort.signal,
-      });
-    } catch (err) {
-      error = err;
+      played = await playScheduledMatch(context, arena, m, abort.signal);
     } finally {
       stop.signal.removeEventListener('abort', cut);
-      try {
-        output = await programs.finish();
-      } catch (err) {
-        log.warn({ match: m.id, err }, 'could not collect the programs’ output');
-      }
     }
-    if (outcome === undefined) {
-      await retry(m, error instanceof Error ? error.message : String(error));
+    if (played.kind === 'failed') {
+      await retry(m, played.why);
       return undefined;
     }
-    if (outcome.aborted === true) {
+    if (played.kind === 'cut') {
       if (stop.signal.aborted) await store.resetTournamentMatch(id, m.id);
-      else await retry(m, `cut off: ${outcome.reason}`);
+      else await retry(m, `cut off: ${played.reason}`);
       return undefined;
     }
-    const result = matchResult(m, outcome);
-    await finish(m, result, outcome.records, output);
-    const first = outcome.records[0];
-    if (first !== undefined && output.length > 0) {
-      try {
-        await store.appendEvent(first, { at: now(), type: 'program-output', data: output });
-      } catch (err) {
-        log.warn(
-          { match: m.id, record: first, err },
-          'could not add the programs’ output to the match record',
-        );
-      }
-    }
-    log.info({ match: m.id, seats: m.seats, reason: outcome.reason }, 'tournament match done');
+    const { result, records, output } = played;
+    await finish(m, result, records, output);
+    if (output.length > 0)
+      await annotateRecords(store, records.slice(0, 1), { at: now(), type: 'program-output', data: output }, log);
+    log.info({ match: m.id, seats: m.seats, reason: result.reason }, 'tournament match done');
     return result;
   };
 

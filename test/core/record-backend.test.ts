@@ -240,6 +240,40 @@ describe.each(['sqlite', 'postgres'] as const)('record store on %s', (kind) => {
     await again.close();
   });
 
+  it('lets workers claim matches, records a result only under the claim that still holds, and discards a late one', async () => {
+    const { store } = await open();
+    await store.createTournament({ id: 'tq', name: 'Q', game: 'dame', format: 'round-robin', spec: {}, source: null, status: 'running', createdAt: 1 });
+    await store.addTournamentMatches('tq', [
+      { id: '1-0', round: 1, index: 0, seats: ['a', 'b'], seed: 1 },
+      { id: '1-1', round: 1, index: 1, seats: ['b', 'a'], seed: 2 },
+    ]);
+    const first = await store.claimTournamentMatch('tq', '1-0', 10, 'w1');
+    expect(first).toEqual({ worker: 'w1', attempt: 1 });
+    // w1 is presumed dead; w2 takes the match over.
+    const second = await store.claimTournamentMatch('tq', '1-0', 20, 'w2');
+    expect(second).toEqual({ worker: 'w2', attempt: 2 });
+    const end = (winner: string, at: number) => ({ at, result: { winner }, records: [`dame-${winner}`], output: [] });
+    expect(await store.finishClaimedTournamentMatch('tq', '1-0', first!, end('late', 30))).toBe(false);
+    expect(await store.releaseTournamentMatch('tq', '1-0', first!)).toBe(false);
+    expect((await store.listTournamentMatches('tq'))[0]).toMatchObject({ status: 'running', worker: 'w2', attempts: 2 });
+    expect(await store.finishClaimedTournamentMatch('tq', '1-0', second!, end('w2', 40))).toBe(true);
+    // Done: no more claims, finishes or releases.
+    expect(await store.claimTournamentMatch('tq', '1-0', 50, 'w3')).toBeNull();
+    expect(await store.finishClaimedTournamentMatch('tq', '1-0', second!, end('again', 60))).toBe(false);
+    expect(await store.releaseTournamentMatch('tq', '1-0', second!)).toBe(false);
+    // A worker that gives a match back (its play failed) makes it pending again, attempts counted.
+    const other = (await store.claimTournamentMatch('tq', '1-1', 70, 'w1'))!;
+    expect(await store.releaseTournamentMatch('tq', '1-1', other)).toBe(true);
+    await expect(later(() => store.claimTournamentMatch('tq', 'nope', 1, 'w1'))).rejects.toThrow(/no tournament match tq\/nope/);
+    const rows = await store.listTournamentMatches('tq');
+    expect(rows.map((m) => [m.id, m.status, m.worker, m.attempts, m.records])).toEqual([
+      ['1-0', 'done', 'w2', 2, ['dame-w2']],
+      ['1-1', 'pending', 'w1', 1, []],
+    ]);
+    expect((await store.listFinishedTournamentMatches('tq')).map((m) => m.result)).toEqual([{ winner: 'w2' }]);
+    await store.close();
+  });
+
   it('marks its own unfinished matches aborted when a serving store closes', async () => {
     const { store, reopen } = await open('serve');
     const running = store.startMatch({ game: 'dame', startedAt: 1, seats });
