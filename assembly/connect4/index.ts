@@ -18,8 +18,12 @@ import {
   C_MASK,
   C_MOVES,
   C_RESULT,
+  C_ROTATE,
+  C_SHARE,
   C_STOP,
   C_WEAK,
+  CLAIM_LOG,
+  CLAIMS,
   CONTROL,
   generation,
   NO_SCORE,
@@ -29,7 +33,7 @@ import {
   thread,
 } from './memory';
 
-export { bookAdd, bookLoad, bookReset, bookStage, clearTable, initTable } from './memory';
+export { bookAdd, bookLoad, bookReset, bookStage, clearClaims, clearTable, initTable, touchTable } from './memory';
 
 @external('env', 'checkpoint')
 declare function checkpoint(nodes: f64): void;
@@ -76,6 +80,19 @@ placeScratch();
 let variedAt: i32 = -1;
 let rotation: i32 = 0;
 
+/**
+ * Nodes with fewer stones than this share their moves with the other threads (negamax); 0 while
+ * a search runs alone, so that it visits exactly Pons' nodes.
+ */
+let shareBelow: i32 = 0;
+
+/** Sets shareBelow for this instance (the main search: when helpers join it and when they leave). */
+export function setShare(below: i32, rotate: i32): void {
+  shareBelow = below;
+  store<i32>(CONTROL + C_SHARE, below);
+  store<i32>(CONTROL + C_ROTATE, rotate);
+}
+
 export function getNodes(): f64 {
   return <f64>nodes;
 }
@@ -90,8 +107,13 @@ export function checkSoon(): void {
   if (nextCheck > nodes + 1024) nextCheck = nodes + 1024;
 }
 
-/** Helpers look at the stop flag this often (every node would cost a shared load). */
-const HELPER_CHECK: u64 = 2048;
+/**
+ * Helpers look at the stop flag this often (every node would cost a shared load): within ~50 µs,
+ * since the main search waits for its helpers to let go of a job before it returns.
+ */
+const HELPER_CHECK: u64 = 256;
+/** Helper nodes between two additions to C_HELPER_NODES. */
+const HELPER_REPORT: u64 = 1 << 16;
 
 /**
  * The node count passed the next check: a helper looks whether it should stop, the main search
@@ -103,9 +125,13 @@ const HELPER_CHECK: u64 = 2048;
 @inline function reachCheck(count: u64): void {
   if (thread != 0) {
     nextCheck = count + HELPER_CHECK;
-    atomic.add<u64>(CONTROL + C_HELPER_NODES, count - reported);
-    reported = count;
-    if (atomic.load<i32>(CONTROL + C_STOP) != 0) unreachable();
+    // The node count goes into the control block, which the main search reads, now and then.
+    const stop = atomic.load<i32>(CONTROL + C_STOP) != 0;
+    if (stop || count - reported >= HELPER_REPORT) {
+      atomic.add<u64>(CONTROL + C_HELPER_NODES, count - reported);
+      reported = count;
+    }
+    if (stop) unreachable();
     return;
   }
   nextCheck = count + mainInterval;
@@ -234,19 +260,41 @@ function negamax(cur: u64, mask: u64, n: i32, alpha: i32, beta: i32, opp: u64): 
 
   const next = cur ^ mask;
   const turn = n == variedAt && size > 1 ? rotation % size : 0;
-  for (let i = size - 1; i >= 0; i--) {
-    let k = i - turn;
-    if (k < 0) k += size;
-    const prio = <usize>(load<i32>(KEYS + ((row + <usize>k) << 2)) & 7);
-    const childMask = mask | load<u64>(MOVES + ((row + prio) << 3));
-    // The child's mask now covers the move's cell, so it leaves the threat cells.
-    const threats = load<u64>(WINS + ((row + prio) << 3)) & ~childMask;
-    const score = -negamax(next, childMask, n + 1, -beta, -alpha, threats);
-    if (score >= beta) {
-      store<u64>(slot, tag | (<u64>(score + LOWER_OFFSET) << 32));
-      return score;
+  // Sharing the work with other threads (simplified ABDADA): after its first move, a node skips
+  // the moves another thread is searching right now and comes back to them at the end, when their
+  // bounds are likely in the table; the moves it searches itself it claims meanwhile.
+  const share = n < shareBelow;
+  let deferred = 0;
+  let pass = 0;
+  for (;;) {
+    for (let i = size - 1; i >= 0; i--) {
+      if (pass != 0 && (deferred & (1 << i)) == 0) continue;
+      let k = i - turn;
+      if (k < 0) k += size;
+      const prio = <usize>(load<i32>(KEYS + ((row + <usize>k) << 2)) & 7);
+      const childMask = mask | load<u64>(MOVES + ((row + prio) << 3));
+      let claim: usize = 0;
+      const childKey = next + childMask;
+      if (share && pass == 0 && i != size - 1) {
+        claim = CLAIMS + <usize>(((childKey * 0x9e3779b97f4a7c15) >> (64 - CLAIM_LOG)) << 3);
+        if (load<u64>(claim) == childKey) {
+          deferred |= 1 << i;
+          continue;
+        }
+        store<u64>(claim, childKey);
+      }
+      // The child's mask now covers the move's cell, so it leaves the threat cells.
+      const threats = load<u64>(WINS + ((row + prio) << 3)) & ~childMask;
+      const score = -negamax(next, childMask, n + 1, -beta, -alpha, threats);
+      if (claim != 0 && load<u64>(claim) == childKey) store<u64>(claim, 0);
+      if (score >= beta) {
+        store<u64>(slot, tag | (<u64>(score + LOWER_OFFSET) << 32));
+        return score;
+      }
+      if (score > alpha) alpha = score;
     }
-    if (score > alpha) alpha = score;
+    if (pass != 0 || deferred == 0) break;
+    pass = 1;
   }
 
   store<u64>(slot, tag | (<u64>(alpha + UPPER_OFFSET) << 32));
@@ -319,7 +367,8 @@ export function helperSolve(): void {
   const mask = load<u64>(CONTROL + C_MASK);
   const n = load<i32>(CONTROL + C_MOVES);
   const weak = load<i32>(CONTROL + C_WEAK) != 0;
-  variedAt = n;
+  shareBelow = load<i32>(CONTROL + C_SHARE);
+  variedAt = load<i32>(CONTROL + C_ROTATE) != 0 ? n : -1;
   let min = weak ? -1 : -((CELLS - n) >> 1);
   let max = weak ? 1 : (CELLS + 1 - n) >> 1;
   const score = narrow(cur, mask, n, weak, min, max);

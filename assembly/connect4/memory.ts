@@ -45,7 +45,23 @@ const C_BOOK_DEPTH: usize = 68;
 const C_GENERATION: usize = 72;
 /** u64: negamax calls of the helpers (added at the end of each of their jobs). */
 export const C_HELPER_NODES: usize = 80;
+/** i32: the job's shareBelow (index.ts); i32: nonzero if helpers also rotate their root moves. */
+export const C_SHARE: usize = 88;
+export const C_ROTATE: usize = 92;
 const SCRATCH: usize = CONTROL + 256;
+
+/**
+ * The moves being searched right now by some thread (simplified ABDADA, index.ts): 2^CLAIM_LOG u64
+ * child keys, hashed; a hint only (a lost or stale claim changes an order, never a score).
+ */
+export const CLAIM_LOG: u64 = 15;
+export const CLAIMS: usize = SCRATCH + <usize>MAX_THREADS * SCRATCH_BYTES;
+const CLAIM_BYTES: usize = <usize>8 << <usize>CLAIM_LOG;
+
+/** Forgets every claim (the main instance, while no helper works). */
+export function clearClaims(): void {
+  memory.fill(CLAIMS, 0, CLAIM_BYTES);
+}
 
 /** This instance's thread (0: the main search) and its move lists. */
 export let thread: i32 = 0;
@@ -68,13 +84,26 @@ function isPrime(n: u64): bool {
 export function initTable(logSize: i32): f64 {
   let size: u64 = <u64>1 << (<u64>logSize);
   while (!isPrime(size)) size++;
-  const base = SCRATCH + <usize>MAX_THREADS * SCRATCH_BYTES;
+  const base = CLAIMS + CLAIM_BYTES;
   if (!reserve(base + <usize>(size << 3))) return 0;
   tableSize = size;
   tableBase = base;
   bookBase = base + <usize>(size << 3);
   publish();
   return <f64>size;
+}
+
+/**
+ * Writes every page of the table once (an atomic add of 0: never changes an entry another thread
+ * stores meanwhile), so that its page faults are taken here, by a helper thread that has nothing
+ * else to do yet, and not one at a time inside the searches.
+ */
+export function touchTable(): void {
+  adopt();
+  const end = tableBase + <usize>(tableSize << 3);
+  for (let at = tableBase & ~(<usize>4095); at < end; at += 4096) {
+    if (at >= tableBase) atomic.add<u32>(at, 0);
+  }
 }
 
 /** Writes the layout values into the control block (main instance, after each change). */

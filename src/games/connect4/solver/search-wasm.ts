@@ -28,6 +28,8 @@ interface CoreExports {
   setCheckInterval(interval: number): void;
   controlBlock(): number;
   helperNodes(): number;
+  clearClaims(): void;
+  setShare(below: number, rotate: number): void;
 }
 
 /**
@@ -119,6 +121,13 @@ const JOINED_INTERVAL = 4096;
  */
 const MAIN_INTERVAL = 8192;
 
+/**
+ * While helpers work with it, nodes with fewer stones than this share their moves among the threads
+ * (assembly/connect4/index.ts, simplified ABDADA): nearly all of them, since the node counts barely
+ * differed between 22 and 42, and the positions near the end are cheap anyway.
+ */
+const SHARE_BELOW = 36;
+
 export class WasmSearch implements Search {
   readonly engine: Engine = 'wasm';
   private readonly core: CoreExports;
@@ -169,6 +178,8 @@ export class WasmSearch implements Search {
   private join(job: { position: Position; weak: boolean; joined: boolean }): void {
     job.joined = true;
     this.helpers ??= new Helpers(this.module, this.memory, this.core.controlBlock(), this.parallel.threads - 1);
+    this.core.clearClaims();
+    this.core.setShare(SHARE_BELOW, 1);
     const p = job.position;
     const word = (lo: number, hi: number) => (BigInt(hi >>> 0) << 28n) | BigInt(lo >>> 0);
     this.helpers.start(word(p.curLo, p.curHi), word(p.maskLo, p.maskHi), p.moves, job.weak);
@@ -208,7 +219,10 @@ export class WasmSearch implements Search {
       return found;
     } finally {
       this.job = null;
-      if (job.joined) this.helpers!.finish();
+      if (job.joined) {
+        this.helpers!.finish();
+        core.setShare(0, 0);
+      }
       core.setCheckInterval(MAIN_INTERVAL);
     }
   }
