@@ -8,7 +8,7 @@ import { RecordStore, type MatchDetail, type MatchRecord } from './core/records.
 import { parseAge } from './core/retention.js';
 import { findGame, GAMES } from './games/registry.js';
 import { serve, StartError } from './serve.js';
-import { registerTournamentCommands } from './tournament/cli.js';
+import { registerTournamentCommands, registerWorkerCommand } from './tournament/cli.js';
 import { registerCheckClientCommand } from './conformance/cli.js';
 
 /**
@@ -233,6 +233,7 @@ export function buildProgram(): Command {
     });
 
   registerTournamentCommands(program);
+  registerWorkerCommand(program);
   registerCheckClientCommand(program);
   return program;
 }

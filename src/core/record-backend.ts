@@ -99,6 +99,7 @@ export interface Records {
   releaseTournamentMatch(tournamentId: string, id: string, claim: TournamentClaim): Answer<boolean>;
   listTournamentMatches(tournamentId: string, options?: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined }): Answer<TournamentMatchRecord[]>;
   listFinishedTournamentMatches(tournamentId: string): Answer<TournamentMatchRecord[]>;
+  getTournamentMatch(tournamentId: string, id: string): Answer<TournamentMatchRecord | null>;
   /** An event added to a match after it ended; committed when the promise resolves. */
   appendEvent(matchId: string, event: { at: number; seat?: number | null; type: string; data?: unknown }): Answer<void>;
 

@@ -605,6 +605,11 @@ export class PgRecordStore implements Records {
     return (r.rowCount ?? 0) > 0;
   }
 
+  async getTournamentMatch(tournamentId: string, id: string): Promise<TournamentMatchRecord | null> {
+    const row = (await this.pool.query<TournamentMatchRow>('SELECT * FROM tournament_matches WHERE tournament_id = $1 AND id = $2', [tournamentId, id])).rows[0];
+    return row ? toTournamentMatch(row) : null;
+  }
+
   async listTournamentMatches(
     tournamentId: string,
     options: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined } = {},

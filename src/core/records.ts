@@ -720,6 +720,12 @@ export class RecordStore implements Records {
     );
   }
 
+  getTournamentMatch(tournamentId: string, id: string): TournamentMatchRecord | null {
+    if (!this.hasTournaments) return null;
+    const row = this.db.prepare('SELECT * FROM tournament_matches WHERE tournament_id = ? AND id = ?').get(tournamentId, id) as TournamentMatchRow | undefined;
+    return row ? toTournamentMatch(row) : null;
+  }
+
   /** By round and index; `entrant`: only matches with a seat of that name. */
   listTournamentMatches(tournamentId: string, options: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined } = {}): TournamentMatchRecord[] {
     if (!this.hasTournaments) return [];

@@ -1,11 +1,13 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { loadSettings, recordsFile, type Settings } from '../config.js';
+import { loadSettings, recordsFile, recordsWhere, type Settings } from '../config.js';
 import { commandLogLevel } from '../core/command-log.js';
 import { UsageError } from '../core/errors.js';
 import { createLogger } from '../core/log.js';
+import type { Records } from '../core/record-backend.js';
 import { RecordStore } from '../core/records.js';
 import { GAMES } from '../games/registry.js';
 import type { GameModule } from '../games/types.js';
@@ -16,7 +18,10 @@ import {
   tournamentStandings,
   type TournamentProgress,
 } from './coordinator.js';
+import { CoordinatedElsewhereError, DEFAULT_LEASE_SECONDS, runQueuedTournament } from './distributed.js';
 import { formatError, parseTournament } from './file.js';
+import { jobsSchema, LifeLock, MatchQueue, newWorkerId } from './queue.js';
+import { runWorker } from './worker.js';
 import { formatStandings, formatStatus, matchLine, progressLine } from './report.js';
 import { matchesCsv, standingsCsv, standingsJson } from './standings.js';
 
@@ -31,6 +36,8 @@ interface GlobalOptions {
   dataDir?: string;
   logLevel?: string;
   logFile?: string;
+  /** `tournament --database <url>`: the records (and the match queue) in PostgreSQL. */
+  database?: string;
 }
 
 let games: readonly GameModule[] = GAMES;
@@ -45,22 +52,36 @@ function settingsOf(cmd: Command): Settings {
   const flags: Record<string, unknown> = {};
   if (global.dataDir !== undefined) flags.dataDir = global.dataDir;
   if (global.logFile !== undefined) flags.logFile = global.logFile;
+  if (global.database !== undefined) flags.database = { url: global.database };
   return loadSettings({ flags, file: global.config }).config;
 }
 
-function openStore(cmd: Command, mode: 'read' | 'write'): RecordStore {
-  const file = recordsFile(settingsOf(cmd));
+/**
+ * The record store of the settings: SQLite in the data directory, or PostgreSQL when
+ * `database.url` (or `--database`, SPIELHALLE_DATABASE_URL) is set.
+ */
+async function openStore(cmd: Command, mode: 'read' | 'write' | 'serve'): Promise<Records> {
+  const settings = settingsOf(cmd);
+  if (settings.database.url !== '') {
+    const { PgRecordStore } = await import('../core/records-pg.js');
+    try {
+      return await PgRecordStore.open({ url: settings.database.url, schema: settings.database.schema, mode });
+    } catch (err) {
+      throw new UsageError(`cannot open the records in ${recordsWhere(settings)}: ${(err as Error).message}`);
+    }
+  }
+  const file = recordsFile(settings);
   if (mode === 'read' && !existsSync(file))
     throw new UsageError(`no record store at ${file} (wrong --data-dir?)`);
   return new RecordStore(file, { mode });
 }
 
-async function withStore<T>(cmd: Command, mode: 'read' | 'write', use: (store: RecordStore) => T | Promise<T>): Promise<T> {
-  const store = openStore(cmd, mode);
+async function withStore<T>(cmd: Command, mode: 'read' | 'write', use: (store: Records) => T | Promise<T>): Promise<T> {
+  const store = await openStore(cmd, mode);
   try {
     return await use(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -72,9 +93,25 @@ function parallelOption(value: string | undefined): number | undefined {
   return n;
 }
 
-function existing(store: RecordStore, id: string): void {
-  if (store.getTournament(id) === null)
+async function existing(store: Records, id: string): Promise<void> {
+  if ((await store.getTournament(id)) === null)
     throw new UsageError(`no tournament "${id}" (see: spielhalle tournament list)`);
+}
+
+function secondsOption(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1) throw new UsageError(`${flag} must be a positive whole number of seconds, got "${value}"`);
+  return n;
+}
+
+/** How run and resume play: in this process, or through the queue for `spielhalle worker`s. */
+interface PlayMode {
+  parallel: number | undefined;
+  force: boolean;
+  /** Play in this process even with the records in PostgreSQL. */
+  local: boolean;
+  leaseSeconds: number | undefined;
 }
 
 /** Shows progress: one redrawn line on a terminal, else one line per finished match. */
@@ -117,13 +154,7 @@ function progressReporter(out: NodeJS.WriteStream): { update(p: TournamentProgre
 }
 
 /** Runs (or resumes) until finished (exit 0), stopped by Ctrl-C/SIGTERM (130) or failed (1). */
-async function play(
-  cmd: Command,
-  store: RecordStore,
-  id: string,
-  parallel: number | undefined,
-  force = false,
-): Promise<number> {
+async function play(cmd: Command, store: Records, id: string, mode: PlayMode): Promise<number> {
   const settings = settingsOf(cmd);
   const log = createLogger({ level: commandLogLevel(cmd, 'warn'), file: settings.logFile || undefined });
   const stop = new AbortController();
@@ -144,20 +175,46 @@ async function play(
   process.on('SIGTERM', onSignal);
   const reporter = progressReporter(process.stderr);
   let outcome;
+  let queue: MatchQueue | null = null;
   try {
-    outcome = await runTournament(store, id, {
-      log,
-      games,
-      signal: stop.signal,
-      onProgress: (p) => reporter.update(p),
-      workDir: settings.dataDir,
-      ...(parallel === undefined ? {} : { parallel }),
-      force,
-    });
+    if (store.kind === 'postgres' && !mode.local) {
+      const t = await store.getTournament(id);
+      queue = await MatchQueue.open(
+        { url: settings.database.url, schema: jobsSchema(settings.database.schema), applicationName: 'spielhalle coordinator' },
+        t === null ? [] : [t.game],
+      );
+      queue.onError((err) => log.warn({ err }, 'queue maintenance failed'));
+      process.stderr.write(
+        `the matches are queued in ${recordsWhere(settings)}: \`spielhalle worker\` processes with the same database play them (docs/operations.md)\n`,
+      );
+      outcome = await runQueuedTournament(store, id, {
+        queue,
+        url: settings.database.url,
+        log,
+        games,
+        signal: stop.signal,
+        onProgress: (p) => reporter.update(p),
+        ...(mode.leaseSeconds === undefined ? {} : { leaseSeconds: mode.leaseSeconds }),
+      });
+    } else {
+      outcome = await runTournament(store, id, {
+        log,
+        games,
+        signal: stop.signal,
+        onProgress: (p) => reporter.update(p),
+        workDir: settings.dataDir,
+        ...(mode.parallel === undefined ? {} : { parallel: mode.parallel }),
+        force: mode.force,
+      });
+    }
+  } catch (err) {
+    if (err instanceof CoordinatedElsewhereError) throw new UsageError(err.message);
+    throw err;
   } finally {
     reporter.end();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    await queue?.close();
   }
   switch (outcome) {
     case 'finished':
@@ -167,7 +224,7 @@ async function play(
       process.stderr.write(`tournament ${id} stopped; resume with: spielhalle tournament resume ${id}\n`);
       return 130;
     case 'failed':
-      process.stderr.write(`tournament ${id} failed: ${store.getTournament(id)?.note ?? '?'}\n`);
+      process.stderr.write(`tournament ${id} failed: ${(await store.getTournament(id))?.note ?? '?'}\n`);
       return 1;
   }
 }
@@ -175,15 +232,26 @@ async function play(
 export function registerTournamentCommands(program: Command): void {
   const tournament = program
     .command('tournament')
-    .description('run tournaments between our bots and external programs, and show their standings');
+    .description('run tournaments between our bots and external programs, and show their standings')
+    .option(
+      '--database <url>',
+      'records (and the match queue) in PostgreSQL, postgres://… (default: the database.url setting; none: SQLite in the data directory)',
+    );
 
   tournament
     .command('run')
     .description('create a tournament from a tournament file (YAML or JSON) and play it')
     .argument('<file>', 'the tournament file (docs/tournaments.md)')
     .option('--parallel <n>', "matches at a time (default: the file's parallel)")
-    .action(async (file: string, opts: { parallel?: string }, cmd: Command) => {
-      const parallel = parallelOption(opts.parallel);
+    .option('--local', 'with the records in PostgreSQL: play the matches in this process instead of queueing them for workers')
+    .option('--lease <seconds>', `queued matches: a job nobody reports on for this long is retried (default ${DEFAULT_LEASE_SECONDS})`)
+    .action(async (file: string, opts: { parallel?: string; local?: boolean; lease?: string }, cmd: Command) => {
+      const mode: PlayMode = {
+        parallel: parallelOption(opts.parallel),
+        force: false,
+        local: opts.local === true,
+        leaseSeconds: secondsOption(opts.lease, '--lease'),
+      };
       let text: string;
       try {
         text = readFileSync(file, 'utf8');
@@ -207,7 +275,7 @@ export function registerTournamentCommands(program: Command): void {
           e.kind === 'command' && e.cwd !== undefined ? { ...e, cwd: resolve(base, e.cwd) } : e,
         ),
       };
-      const store = openStore(cmd, 'write');
+      const store = await openStore(cmd, 'write');
       try {
         let id: string;
         try {
@@ -215,13 +283,13 @@ export function registerTournamentCommands(program: Command): void {
         } catch (err) {
           throw new UsageError((err as Error).message);
         }
-        const t = store.getTournament(id);
+        const t = await store.getTournament(id);
         process.stderr.write(
           `tournament ${id}: ${parsed.spec.name}, ${parsed.spec.game} ${parsed.spec.format}, ${parsed.spec.entrants.length} entrants, ${t?.total ?? 0} matches${parsed.spec.format === 'swiss' ? ` in round 1 of ${parsed.spec.rounds}` : ''} (Ctrl-C stops it; resume with: spielhalle tournament resume ${id})\n`,
         );
-        process.exitCode = await play(cmd, store, id, parallel);
+        process.exitCode = await play(cmd, store, id, mode);
       } finally {
-        store.close();
+        await store.close();
       }
     });
 
@@ -231,18 +299,26 @@ export function registerTournamentCommands(program: Command): void {
     .argument('<id>', 'as shown by `tournament list`')
     .option('--parallel <n>', 'matches at a time (default: the tournament’s parallel)')
     .option('--force', 'take over matches that a process on this machine, which seems alive, left running')
-    .action(async (id: string, opts: { parallel?: string; force?: boolean }, cmd: Command) => {
-      const parallel = parallelOption(opts.parallel);
-      if (!existsSync(recordsFile(settingsOf(cmd))))
-        throw new UsageError(`no record store at ${recordsFile(settingsOf(cmd))} (wrong --data-dir?)`);
-      const store = openStore(cmd, 'write');
+    .option('--local', 'with the records in PostgreSQL: play the matches in this process instead of queueing them for workers')
+    .option('--lease <seconds>', `queued matches: a job nobody reports on for this long is retried (default ${DEFAULT_LEASE_SECONDS})`)
+    .action(async (id: string, opts: { parallel?: string; force?: boolean; local?: boolean; lease?: string }, cmd: Command) => {
+      const mode: PlayMode = {
+        parallel: parallelOption(opts.parallel),
+        force: opts.force === true,
+        local: opts.local === true,
+        leaseSeconds: secondsOption(opts.lease, '--lease'),
+      };
+      const settings = settingsOf(cmd);
+      if (settings.database.url === '' && !existsSync(recordsFile(settings)))
+        throw new UsageError(`no record store at ${recordsFile(settings)} (wrong --data-dir?)`);
+      const store = await openStore(cmd, 'write');
       try {
-        existing(store, id);
-        const t = store.getTournament(id);
+        await existing(store, id);
+        const t = await store.getTournament(id);
         process.stderr.write(`resuming tournament ${id}: ${t?.done ?? 0}/${t?.total ?? 0} matches done\n`);
-        process.exitCode = await play(cmd, store, id, parallel, opts.force === true);
+        process.exitCode = await play(cmd, store, id, mode);
       } finally {
-        store.close();
+        await store.close();
       }
     });
 
@@ -252,11 +328,11 @@ export function registerTournamentCommands(program: Command): void {
     .argument('<id>')
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       await withStore(cmd, 'read', async (store) => {
-        existing(store, id);
-        const t = store.getTournament(id);
+        await existing(store, id);
+        const t = await store.getTournament(id);
         if (!t) return;
         const leader = t.done > 0 ? ((await tournamentStandings(store, id)).rows[0]?.name ?? null) : null;
-        process.stdout.write(formatStatus(t, store.listTournamentMatches(id, { status: 'running' }), leader));
+        process.stdout.write(formatStatus(t, await store.listTournamentMatches(id, { status: 'running' }), leader));
       });
     });
 
@@ -269,7 +345,7 @@ export function registerTournamentCommands(program: Command): void {
     .option('--json', 'as JSON (with the head-to-head matrix)')
     .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
       await withStore(cmd, 'read', async (store) => {
-        existing(store, id);
+        await existing(store, id);
         const standings = await tournamentStandings(store, id);
         process.stdout.write(
           opts.json === true ? `${standingsJson(standings)}\n` : formatStandings(standings),
@@ -286,7 +362,7 @@ export function registerTournamentCommands(program: Command): void {
     .option('--out <file>', 'write to this file instead of stdout')
     .action(async (id: string, opts: { format: 'csv' | 'json'; matches?: boolean; out?: string }, cmd: Command) => {
       const text = await withStore(cmd, 'read', async (store) => {
-        existing(store, id);
+        await existing(store, id);
         const results = await tournamentResults(store, id);
         if (opts.format === 'json')
           return `${standingsJson(await tournamentStandings(store, id), opts.matches === true ? results : undefined)}\n`;
@@ -305,13 +381,106 @@ export function registerTournamentCommands(program: Command): void {
       const limit = Number(opts.limit);
       if (!Number.isInteger(limit) || limit < 1)
         throw new UsageError(`--limit must be a positive number, got "${opts.limit}"`);
-      await withStore(cmd, 'read', (store) => {
-        for (const t of store.listTournaments({ game: opts.game, limit })) {
+      await withStore(cmd, 'read', async (store) => {
+        for (const t of await store.listTournaments({ game: opts.game, limit })) {
           const when = new Date(t.createdAt).toISOString();
           process.stdout.write(
             `${t.id}  ${when}  ${t.status.padEnd(8)}  ${`${t.done}/${t.total}`.padStart(9)}  ${t.game} ${t.format}  ${t.name}\n`,
           );
         }
       });
+    });
+}
+
+/**
+ * `spielhalle worker`: plays queued tournament matches (issue #19, docs/operations.md). Needs the
+ * records in PostgreSQL; any number of workers on any machines that reach that database.
+ */
+export function registerWorkerCommand(program: Command): void {
+  program
+    .command('worker')
+    .description('play the matches of tournaments queued in PostgreSQL (run any number, on any machines)')
+    .option('--database <url>', 'postgres://… (default: the database.url setting, SPIELHALLE_DATABASE_URL)')
+    .option('--concurrency <n>', 'matches at a time', String(Math.max(1, availableParallelism())))
+    .option('--games <names>', `only these games, comma-separated (default: all of ${games.filter((g) => g.tournament).map((g) => g.name).join(', ')})`)
+    .action(async (opts: { database?: string; concurrency: string; games?: string }, cmd: Command) => {
+      const concurrency = parallelOption(opts.concurrency);
+      const flags: Record<string, unknown> = {};
+      const global = cmd.optsWithGlobals<GlobalOptions>();
+      if (global.dataDir !== undefined) flags.dataDir = global.dataDir;
+      if (global.logFile !== undefined) flags.logFile = global.logFile;
+      if (opts.database !== undefined) flags.database = { url: opts.database };
+      const settings = loadSettings({ flags, file: global.config }).config;
+      if (settings.database.url === '')
+        throw new UsageError('a worker needs the records in PostgreSQL: --database postgres://… or the database.url setting');
+      const playable = games.filter((g) => g.tournament);
+      let chosen = playable;
+      if (opts.games !== undefined) {
+        const names = opts.games.split(',').map((n) => n.trim()).filter((n) => n !== '');
+        const unknown = names.filter((n) => !playable.some((g) => g.name === n));
+        if (unknown.length > 0 || names.length === 0)
+          throw new UsageError(`--games: ${unknown.length > 0 ? `unknown ${unknown.join(', ')}` : 'none given'} (games: ${playable.map((g) => g.name).join(', ')})`);
+        chosen = playable.filter((g) => names.includes(g.name));
+      }
+      const log = createLogger({ level: commandLogLevel(cmd, 'warn'), file: settings.logFile || undefined });
+      const worker = newWorkerId();
+      const stop = new AbortController();
+      let exitCode = 0;
+      const { PgRecordStore } = await import('../core/records-pg.js');
+      let store: Records;
+      try {
+        store = await PgRecordStore.open({ url: settings.database.url, schema: settings.database.schema, mode: 'serve' });
+      } catch (err) {
+        throw new UsageError(`cannot open the records in ${recordsWhere(settings)}: ${(err as Error).message}`);
+      }
+      let queue: MatchQueue | null = null;
+      let lock: LifeLock | null = null;
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (stop.signal.aborted) {
+          process.stderr.write(`\n${signal} again: leaving now; the queue gives this worker's matches to others after their lease\n`);
+          process.exit(130);
+        }
+        process.stderr.write(`\n${signal}: stopping worker ${worker} (its matches in play go back to the queue) …\n`);
+        exitCode = 130;
+        stop.abort();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      try {
+        queue = await MatchQueue.open(
+          { url: settings.database.url, schema: jobsSchema(settings.database.schema), applicationName: `spielhalle worker ${worker}`.slice(0, 63) },
+          chosen.map((g) => g.name),
+        );
+        queue.onError((err) => log.warn({ err }, 'queue maintenance failed'));
+        lock = await LifeLock.take(settings.database.url, `worker:${worker}`, (err) => {
+          log.error({ err }, 'lost the connection to PostgreSQL: the coordinator gives this worker’s matches to others');
+          process.stderr.write(`worker ${worker}: lost its PostgreSQL session (${err.message}); stopping\n`);
+          exitCode = 1;
+          stop.abort();
+        });
+        process.stderr.write(
+          `worker ${worker}: ${chosen.map((g) => g.name).join(', ')}, ${concurrency} at a time, records in ${recordsWhere(settings)} (Ctrl-C stops it)\n`,
+        );
+        await runWorker({
+          store,
+          queue,
+          worker,
+          games: chosen,
+          concurrency: concurrency ?? 1,
+          workDir: settings.dataDir,
+          log,
+          signal: stop.signal,
+          onMatch: (e) => {
+            if (e.outcome !== 'skipped') process.stderr.write(`${e.outcome}: ${e.tournament} ${e.match}\n`);
+          },
+        });
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        await queue?.close();
+        await lock?.release();
+        await store.close();
+      }
+      process.exitCode = exitCode;
     });
 }

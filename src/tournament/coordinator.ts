@@ -88,7 +88,7 @@ function stamp(now: number): string {
 }
 
 /** The first round(s) of the schedule: all of it, or Swiss round 1. */
-function firstMatches(spec: TournamentSpec): ScheduledMatch[] {
+export function firstMatches(spec: TournamentSpec): ScheduledMatch[] {
   return spec.format === 'swiss' ? swissRound(spec, 1, []) : schedule(spec);
 }
 
@@ -147,7 +147,7 @@ export async function tournamentStandings(store: Records, id: string): Promise<S
 }
 
 /** Swiss scoring: win 1, draw ½, loss 0; a bye (no outcome) counts its points. */
-function swissHistory(results: readonly MatchResult[]): SwissGame[] {
+export function swissHistory(results: readonly MatchResult[]): SwissGame[] {
   const score = { win: 1, draw: 0.5, loss: 0 } as const;
   return results.map((r) => ({
     seats: r.seats.map((s) => s.name),

@@ -544,7 +544,10 @@ export class MiaTable {
       this.cancel('ONLY_ONE_PLAYER', number);
       return;
     }
-    const { state, events } = startRound(number, joined, this.rng, this.o.deal?.order?.(number, joined));
+    // A tournament table shuffles the joined in name order, not in the order their JOINs arrived:
+    // the same seed deals the same rounds however the machine's load orders the packets (issue #19).
+    const shuffled = this.o.tournament ? [...joined].sort() : joined;
+    const { state, events } = startRound(number, shuffled, this.rng, this.o.deal?.order?.(number, joined));
     const participants = new Map<string, Participant>();
     for (const name of state.players) participants.set(name, { addr: (invited.get(name) as { addr: Address }).addr, active: true });
     this.stage = { kind: 'playing', number, matchId, state, participants, token: '' };

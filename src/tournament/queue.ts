@@ -1,0 +1,268 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import pg from 'pg';
+import PgBoss from 'pg-boss';
+
+/**
+ * The match queue of distributed tournaments (issue #19): pg-boss, jobs in the same PostgreSQL
+ * that holds the records, one queue per game (`spielhalle.<game>`), one job per match to play.
+ * Nothing of a match travels in its job but its ids; the schedule, the entrants and every result
+ * are in the record store. Workers hold a session advisory lock for as long as they live, so a
+ * coordinator can tell at once that the worker of a running match has died (kill -9, lost
+ * connection) and hand its job to another; a job nobody reports on is retried by pg-boss itself
+ * when its lease (`expireInSeconds`) runs out.
+ */
+
+export interface MatchJob {
+  tournament: string;
+  match: string;
+}
+
+export type JobState = 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
+
+export interface QueuedJob {
+  id: string;
+  game: string;
+  match: string;
+  state: JobState;
+  /** What the job's last failure said (pg-boss keeps `{ message }` or its own `{ value: { message } }`). */
+  message: string | null;
+}
+
+export interface FetchedJob {
+  id: string;
+  game: string;
+  data: MatchJob;
+  /** Tries before this one (pg-boss's retry count). */
+  retryCount: number;
+  retryLimit: number;
+}
+
+export interface QueueOptions {
+  url: string;
+  /** pg-boss's schema (created and migrated by pg-boss at start). */
+  schema: string;
+  /** Shown in pg_stat_activity for this process's queue connections. */
+  applicationName?: string;
+  /** How often expired leases are failed (and retried); pg-boss's default is 120 s. */
+  maintenanceSeconds?: number;
+  /** Connections of the queue's pool. */
+  poolSize?: number;
+}
+
+/** pg-boss's schema beside the records' schema: `pgboss` for `public`, else `<schema>_pgboss`. */
+export function jobsSchema(recordsSchema: string): string {
+  return recordsSchema === 'public' ? 'pgboss' : `${recordsSchema.slice(0, 55)}_pgboss`;
+}
+
+export const queueName = (game: string): string => `spielhalle.${game}`;
+
+/** `host:pid:random` — unique even when a pid is reused on a host. */
+export function newWorkerId(): string {
+  return `${hostname().slice(0, 32)}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+/** Job ids are uuids; anything else in a job table is not ours. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function messageOf(output: unknown): string | null {
+  if (output === null || typeof output !== 'object') return null;
+  const o = output as { message?: unknown; value?: { message?: unknown } };
+  if (typeof o.message === 'string') return o.message;
+  if (o.value && typeof o.value.message === 'string') return o.value.message;
+  return null;
+}
+
+export class MatchQueue {
+  private constructor(
+    private readonly boss: PgBoss,
+    readonly schema: string,
+    private readonly pool: pg.Pool,
+  ) {}
+
+  static async open(options: QueueOptions, games: readonly string[]): Promise<MatchQueue> {
+    const boss = new PgBoss({
+      connectionString: options.url,
+      schema: options.schema,
+      application_name: options.applicationName ?? 'spielhalle',
+      max: options.poolSize ?? 4,
+      // No cron schedules: nothing of ours is scheduled.
+      schedule: false,
+      maintenanceIntervalSeconds: options.maintenanceSeconds ?? 15,
+      // Done jobs leave the job table after a day; failed ones after a week (they say why).
+      archiveCompletedAfterSeconds: 24 * 3600,
+      archiveFailedAfterSeconds: 7 * 24 * 3600,
+      deleteAfterDays: 30,
+    });
+    const failure: { err: Error | null } = { err: null };
+    boss.on('error', (err: Error) => {
+      failure.err = err;
+    });
+    await boss.start();
+    if (failure.err !== null) throw failure.err;
+    for (const game of games) {
+      const name = queueName(game);
+      if ((await boss.getQueue(name)) === null) {
+        try {
+          await boss.createQueue(name, { name, policy: 'standard' });
+        } catch (err) {
+          // Another process created it at the same moment.
+          if ((await boss.getQueue(name)) === null) throw err;
+        }
+      }
+    }
+    const pool = new pg.Pool({ connectionString: options.url, max: 2, application_name: options.applicationName ?? 'spielhalle' });
+    pool.on('error', () => undefined);
+    return new MatchQueue(boss, options.schema, pool);
+  }
+
+  /** Errors of pg-boss's own background work (maintenance), e.g. a lost connection. */
+  onError(listener: (err: Error) => void): void {
+    this.boss.on('error', listener);
+  }
+
+  /** One job per match; returns the job ids by match. */
+  async enqueue(
+    game: string,
+    tournament: string,
+    matches: readonly string[],
+    options: { leaseSeconds: number; retryLimit: number },
+  ): Promise<Map<string, string>> {
+    const ids = new Map<string, string>();
+    const name = queueName(game);
+    for (let i = 0; i < matches.length; i += 1000) {
+      const batch = matches.slice(i, i + 1000).map((match) => {
+        const id = randomUUID();
+        ids.set(match, id);
+        return {
+          id,
+          name,
+          data: { tournament, match } satisfies MatchJob,
+          expireInSeconds: options.leaseSeconds,
+          retryLimit: options.retryLimit,
+          retryDelay: 0,
+        };
+      });
+      await this.boss.insert(batch);
+    }
+    return ids;
+  }
+
+  /** The jobs of a tournament still in the job table (not yet archived), newest last. */
+  async jobsOf(game: string, tournament: string, states?: readonly JobState[]): Promise<QueuedJob[]> {
+    const rows = (
+      await this.pool.query<{ id: string; state: JobState; match: string; output: unknown }>(
+        `SELECT id::text, state::text AS state, data->>'match' AS match, output FROM ${this.schema}.job
+          WHERE name = $1 AND data->>'tournament' = $2 ${states === undefined ? '' : 'AND state::text = ANY($3::text[])'}
+          ORDER BY created_on, id`,
+        states === undefined ? [queueName(game), tournament] : [queueName(game), tournament, states],
+      )
+    ).rows;
+    return rows.map((r) => ({ id: r.id, game, match: r.match, state: r.state, message: messageOf(r.output) }));
+  }
+
+  async fetch(games: readonly string[]): Promise<FetchedJob | null> {
+    for (const game of games) {
+      const [job] = await this.boss.fetch<MatchJob>(queueName(game), { batchSize: 1, includeMetadata: true });
+      if (job) return { id: job.id, game, data: job.data, retryCount: job.retryCount, retryLimit: job.retryLimit };
+    }
+    return null;
+  }
+
+  async complete(job: { id: string; game: string }): Promise<void> {
+    await this.boss.complete(queueName(job.game), job.id);
+  }
+
+  /** Failed: retried while the job has tries left, else it stays failed with this message. */
+  async fail(job: { id: string; game: string }, message: string): Promise<void> {
+    await this.boss.fail(queueName(job.game), job.id, { message });
+  }
+
+  async cancel(game: string, ids: readonly string[]): Promise<void> {
+    const valid = ids.filter((id) => UUID.test(id));
+    if (valid.length > 0) await this.boss.cancel(queueName(game), [...valid]);
+  }
+
+  /**
+   * Which of these workers no longer hold their life lock: their session ended (the process was
+   * killed, or its connection was lost long enough for the server to drop it).
+   */
+  async goneWorkers(workers: readonly string[]): Promise<Set<string>> {
+    if (workers.length === 0) return new Set();
+    // A transaction-level try-lock: taken and let go within this one statement.
+    const rows = (
+      await this.pool.query<{ worker: string; free: boolean }>(
+        `SELECT w AS worker, pg_try_advisory_xact_lock(hashtextextended('spielhalle-worker:' || w, 0)) AS free
+           FROM unnest($1::text[]) AS w`,
+        [[...workers]],
+      )
+    ).rows;
+    return new Set(rows.filter((r) => r.free).map((r) => r.worker));
+  }
+
+  async close(): Promise<void> {
+    await this.boss.stop({ graceful: false, wait: true, timeout: 1000 }).catch(() => undefined);
+    await this.pool.end().catch(() => undefined);
+  }
+}
+
+/**
+ * A life lock: a connection of its own holding a session advisory lock keyed by a name
+ * (`worker:<id>` for a worker, `coordinator:<tournament>` for a coordinator), checked every
+ * `heartbeatMs`. When the process dies, PostgreSQL ends the session and the lock is free
+ * (MatchQueue.goneWorkers); a second coordinator of the same tournament cannot take it.
+ */
+export class LifeLock {
+  private timer: NodeJS.Timeout | null = null;
+
+  private constructor(private readonly client: pg.Client) {}
+
+  /** Waits for nothing: null when another session holds the lock. */
+  static async take(
+    url: string,
+    name: string,
+    onLost: (err: Error) => void,
+    heartbeatMs = 10_000,
+  ): Promise<LifeLock | null> {
+    const client = new pg.Client({
+      connectionString: url,
+      application_name: `spielhalle ${name}`.slice(0, 63),
+      keepAlive: true,
+    });
+    await client.connect();
+    const got = (
+      await client.query<{ got: boolean }>(
+        "SELECT pg_try_advisory_lock(hashtextextended('spielhalle-' || $1, 0)) AS got",
+        [name],
+      )
+    ).rows[0]?.got;
+    if (got !== true) {
+      await client.end().catch(() => undefined);
+      return null;
+    }
+    const lock = new LifeLock(client);
+    let lost = false;
+    const fail = (err: Error) => {
+      if (lost) return;
+      lost = true;
+      lock.stopTimer();
+      onLost(err);
+    };
+    client.on('error', fail);
+    lock.timer = setInterval(() => {
+      client.query('SELECT 1').catch(fail);
+    }, heartbeatMs);
+    lock.timer.unref();
+    return lock;
+  }
+
+  private stopTimer(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  async release(): Promise<void> {
+    this.stopTimer();
+    await this.client.end().catch(() => undefined);
+  }
+}
