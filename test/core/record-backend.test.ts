@@ -271,6 +271,8 @@ describe.each(['sqlite', 'postgres'] as const)('record store on %s', (kind) => {
       ['1-1', 'pending', 'w1', 1, []],
     ]);
     expect((await store.listFinishedTournamentMatches('tq')).map((m) => m.result)).toEqual([{ winner: 'w2' }]);
+    expect(await store.getTournamentMatch('tq', '1-0')).toMatchObject({ id: '1-0', seats: ['a', 'b'], seed: 1, status: 'done', result: { winner: 'w2' } });
+    expect(await store.getTournamentMatch('tq', 'nope')).toBeNull();
     await store.close();
   });
 
