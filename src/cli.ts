@@ -11,8 +11,10 @@ import { fileURLToPath } from 'node:url';
  */
 export async function main(argv: string[]): Promise<number> {
   if (argv[2] === 'solve') {
+    // The solver's core compiles on a background thread meanwhile (solve-main waits for it).
+    const core = import('./games/connect4/solver/search-wasm.js').then((m) => m.precompile());
     const { solveMain } = await import('./games/connect4/solve-main.js');
-    const code = await solveMain(argv.slice(3));
+    const code = await solveMain(argv.slice(3), core);
     if (code !== null) {
       if (code !== 0) process.exitCode = code;
       return code;

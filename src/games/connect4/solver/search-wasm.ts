@@ -38,6 +38,7 @@ interface CoreExports {
  */
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
+  compile(bytes: Uint8Array): Promise<object>;
   Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: unknown };
   Memory: new (descriptor: { initial: number; maximum: number; shared: boolean }) => { buffer: ArrayBufferLike };
   RuntimeError: new () => Error;
@@ -63,27 +64,52 @@ export function wasmPath(): string | null {
 }
 
 let compiled: object | null | undefined;
+let compiling: Promise<object | null> | null = null;
 
 /**
- * The compiled module, once per process; null if the build has not made it. Compiled straight
- * to optimized code (no Liftoff baseline): the core is a few KB, so that takes a few ms, and the
- * first solve of a process runs at full speed instead of waiting for V8's tier-up (the baseline
- * code is several times slower, and tiering up took hundreds of positions).
+ * How soon V8 moves a hot function of the core from its baseline code (Liftoff) to optimized
+ * code (TurboFan, compiled on a background thread): its default budget (1.8 M) lets negamax run
+ * a few ms on baseline code; this one moves it within a fraction of a millisecond. Compiling
+ * everything with TurboFan up front instead (as before) cost ~20 ms of CPU at every start, which a
+ * one-position `solve` paid in full and a short solve never earns back.
+ */
+const TIERING_BUDGET = 20_000;
+
+function quickTierUp(): void {
+  setFlagsFromString(`--wasm-tiering-budget=${TIERING_BUDGET}`);
+}
+
+/**
+ * Starts compiling the core (V8 validates it and compiles on background threads) and resolves
+ * once wasmModule() has it: the quick `solve` entry (src/cli.ts) calls this first, so that this
+ * overlaps with loading the rest of the solver. Null if the build has not made the core.
+ */
+export function precompile(): Promise<object | null> {
+  if (compiled !== undefined) return Promise.resolve(compiled);
+  if (compiling !== null) return compiling;
+  const path = wasmPath();
+  if (path === null) return Promise.resolve((compiled = null));
+  quickTierUp();
+  compiling = wasm.compile(readFileSync(path)).then((module) => {
+    warnIfStale(path);
+    // A synchronous wasmModule() in between compiled it itself; keep that one.
+    compiled ??= module;
+    return compiled;
+  });
+  return compiling;
+}
+
+/**
+ * The compiled module, once per process; null if the build has not made it. Baseline code first,
+ * negamax optimized soon after its first calls (TIERING_BUDGET); every instance of the process,
+ * the helper threads' too, shares that code.
  */
 export function wasmModule(): object | null {
   if (compiled !== undefined) return compiled;
   const path = wasmPath();
   if (path === null) return (compiled = null);
-  // Eagerly, too: a function compiled lazily on its first call, after the flags are restored, would
-  // get baseline code again.
-  setFlagsFromString('--no-liftoff');
-  setFlagsFromString('--no-wasm-lazy-compilation');
-  try {
-    compiled = new wasm.Module(readFileSync(path));
-  } finally {
-    setFlagsFromString('--liftoff');
-    setFlagsFromString('--wasm-lazy-compilation');
-  }
+  quickTierUp();
+  compiled = new wasm.Module(readFileSync(path));
   warnIfStale(path);
   return compiled;
 }

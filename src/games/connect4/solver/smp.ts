@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 
 /**
  * Helper threads for one WebAssembly search (lazy SMP): each runs its own instance of the core on
@@ -68,8 +68,10 @@ export class Helpers {
   ) {
     this.ctl = new Int32Array(memory.buffer, control, 64);
     this.words = new BigUint64Array(memory.buffer, control, 32);
+    // Loaded only here: a process whose solves never get helpers (one short position) skips it.
+    const { Worker: WorkerThread } = process.getBuiltinModule('node:worker_threads');
     for (let thread = 1; thread <= count; thread++) {
-      const worker = new Worker(HELPER_SOURCE, { eval: true, workerData: { module, memory, thread, control } });
+      const worker = new WorkerThread(HELPER_SOURCE, { eval: true, workerData: { module, memory, thread, control } });
       // Waiting helpers must not keep the process alive.
       worker.unref();
       this.workers.push(worker);
