@@ -117,7 +117,7 @@ export async function serve(settings: Settings, only: readonly string[] = [], lo
         const register = game.registerRoutes;
         return register ? [(app: FastifyInstance) => register(app, server, ctx)] : [];
       });
-      const web = createWebServer({ servers, store, log, host: settings.web.host, port: settings.web.port, routes, token: settings.web.token, tournaments: { dataDir: settings.dataDir, programs: settings.tournaments.programs }, checkClient });
+      const web = createWebServer({ servers, store, log, host: settings.web.host, port: settings.web.port, routes, token: settings.web.token, tournaments: { dataDir: settings.dataDir, programs: settings.tournaments.programs, ...(settings.database.url === '' ? {} : { queue: { url: settings.database.url, schema: settings.database.schema } }) }, checkClient });
       try {
         webPort = (await web.start()).port;
       } catch (err) {

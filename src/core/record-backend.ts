@@ -100,6 +100,10 @@ export interface Records {
   listTournamentMatches(tournamentId: string, options?: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined }): Answer<TournamentMatchRecord[]>;
   listFinishedTournamentMatches(tournamentId: string): Answer<TournamentMatchRecord[]>;
   getTournamentMatch(tournamentId: string, id: string): Answer<TournamentMatchRecord | null>;
+  /** Ids of the game records still running that a tournament match started (`meta.tournamentMatch`, `<tournament>/<match>`). */
+  liveRecordsOf(tournamentMatch: string): Answer<string[]>;
+  /** Marks those aborted with this reason (an earlier attempt whose worker is gone); how many. */
+  abortLiveRecordsOf(tournamentMatch: string, at: number, reason: string): Answer<number>;
   /** An event added to a match after it ended; committed when the promise resolves. */
   appendEvent(matchId: string, event: { at: number; seat?: number | null; type: string; data?: unknown }): Answer<void>;
 

@@ -111,6 +111,8 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (game, player)
    );`,
   TOURNAMENT_TABLES,
+  // The running matches are few among millions: found by their own index (a tournament's live records).
+  "CREATE INDEX matches_running ON matches (started_at) WHERE status = 'running';",
 ];
 
 /** BIGINT (times, counts) as numbers: every value we store is far below 2^53. */
@@ -608,6 +610,27 @@ export class PgRecordStore implements Records {
   async getTournamentMatch(tournamentId: string, id: string): Promise<TournamentMatchRecord | null> {
     const row = (await this.pool.query<TournamentMatchRow>('SELECT * FROM tournament_matches WHERE tournament_id = $1 AND id = $2', [tournamentId, id])).rows[0];
     return row ? toTournamentMatch(row) : null;
+  }
+
+  async liveRecordsOf(tournamentMatch: string): Promise<string[]> {
+    await this.drain();
+    const rows = (
+      await this.pool.query<{ id: string }>(
+        "SELECT id FROM matches WHERE status = 'running' AND meta::jsonb->>'tournamentMatch' = $1 ORDER BY started_at, row_id",
+        [tournamentMatch],
+      )
+    ).rows;
+    return rows.map((r) => r.id);
+  }
+
+  async abortLiveRecordsOf(tournamentMatch: string, at: number, reason: string): Promise<number> {
+    this.writable();
+    await this.drain();
+    const r = await this.pool.query(
+      "UPDATE matches SET status = 'aborted', ended_at = $1, result = $2 WHERE status = 'running' AND meta::jsonb->>'tournamentMatch' = $3",
+      [at, JSON.stringify({ reason }), tournamentMatch],
+    );
+    return r.rowCount ?? 0;
   }
 
   async listTournamentMatches(

@@ -726,6 +726,26 @@ export class RecordStore implements Records {
     return row ? toTournamentMatch(row) : null;
   }
 
+  liveRecordsOf(tournamentMatch: string): string[] {
+    this.flush();
+    const rows = this.db
+      .prepare("SELECT id FROM matches WHERE status = 'running' AND json_extract(meta, '$.tournamentMatch') = ? ORDER BY started_at, rowid")
+      .all(tournamentMatch) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
+  abortLiveRecordsOf(tournamentMatch: string, at: number, reason: string): number {
+    this.flush();
+    return this.writeNow(
+      () =>
+        this.db
+          .prepare(
+            "UPDATE matches SET status = 'aborted', ended_at = ?, result = ? WHERE status = 'running' AND json_extract(meta, '$.tournamentMatch') = ?",
+          )
+          .run(at, JSON.stringify({ reason }), tournamentMatch).changes,
+    );
+  }
+
   /** By round and index; `entrant`: only matches with a seat of that name. */
   listTournamentMatches(tournamentId: string, options: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined } = {}): TournamentMatchRecord[] {
     if (!this.hasTournaments) return [];

@@ -13,15 +13,14 @@ import { GAMES } from '../games/registry.js';
 import type { GameModule } from '../games/types.js';
 import {
   createTournament,
+  DEFAULT_LEASE_SECONDS,
   runTournament,
   tournamentResults,
   tournamentStandings,
   type TournamentProgress,
 } from './coordinator.js';
-import { CoordinatedElsewhereError, DEFAULT_LEASE_SECONDS, runQueuedTournament } from './distributed.js';
 import { formatError, parseTournament } from './file.js';
-import { jobsSchema, LifeLock, MatchQueue, newWorkerId } from './queue.js';
-import { runWorker } from './worker.js';
+import type { LifeLock, MatchQueue } from './queue.js';
 import { formatStandings, formatStatus, matchLine, progressLine } from './report.js';
 import { matchesCsv, standingsCsv, standingsJson } from './standings.js';
 
@@ -178,6 +177,9 @@ async function play(cmd: Command, store: Records, id: string, mode: PlayMode): P
   let queue: MatchQueue | null = null;
   try {
     if (store.kind === 'postgres' && !mode.local) {
+      // Loaded only here: the other commands do not load pg-boss.
+      const { jobsSchema, MatchQueue } = await import('./queue.js');
+      const { runQueuedTournament } = await import('./distributed.js');
       const t = await store.getTournament(id);
       queue = await MatchQueue.open(
         { url: settings.database.url, schema: jobsSchema(settings.database.schema), applicationName: 'spielhalle coordinator' },
@@ -208,7 +210,7 @@ async function play(cmd: Command, store: Records, id: string, mode: PlayMode): P
       });
     }
   } catch (err) {
-    if (err instanceof CoordinatedElsewhereError) throw new UsageError(err.message);
+    if ((err as Error).name === 'CoordinatedElsewhereError') throw new UsageError((err as Error).message);
     throw err;
   } finally {
     reporter.end();
@@ -423,6 +425,8 @@ export function registerWorkerCommand(program: Command): void {
         chosen = playable.filter((g) => names.includes(g.name));
       }
       const log = createLogger({ level: commandLogLevel(cmd, 'warn'), file: settings.logFile || undefined });
+      const { jobsSchema, LifeLock, MatchQueue, newWorkerId } = await import('./queue.js');
+      const { runWorker } = await import('./worker.js');
       const worker = newWorkerId();
       const stop = new AbortController();
       let exitCode = 0;

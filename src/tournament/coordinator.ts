@@ -66,6 +66,11 @@ export interface RunOptions {
   now?: () => number;
 }
 
+/** Queued matches (distributed.ts): a job nobody reports on for this long is failed and retried. */
+export const DEFAULT_LEASE_SECONDS = 900;
+/** Queued matches: tries after the first before the tournament fails (a killed worker costs one). */
+export const DEFAULT_RETRY_LIMIT = 4;
+
 /** A match whose play() throws is tried this often in one run before the tournament fails. */
 export const MAX_ATTEMPTS = 3;
 

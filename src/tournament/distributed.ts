@@ -5,6 +5,8 @@ import { GAMES } from '../games/registry.js';
 import type { GameModule } from '../games/types.js';
 import {
   checkEntrants,
+  DEFAULT_LEASE_SECONDS,
+  DEFAULT_RETRY_LIMIT,
   firstMatches,
   swissHistory,
   tournamentResults,
@@ -38,6 +40,8 @@ export interface QueuedRunOptions {
   games?: readonly GameModule[];
   signal?: AbortSignal;
   onProgress?(progress: TournamentProgress): void;
+  /** Called once this process coordinates the tournament (it holds its lock). */
+  onStarted?(): void;
   /** A job not reported on for this long is failed and retried by pg-boss (default 900 s). */
   leaseSeconds?: number;
   /** Tries of a match after its first, before the tournament fails (default 4). */
@@ -49,8 +53,6 @@ export interface QueuedRunOptions {
   now?: () => number;
 }
 
-export const DEFAULT_LEASE_SECONDS = 900;
-export const DEFAULT_RETRY_LIMIT = 4;
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
@@ -64,7 +66,9 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener('abort', done, { once: true });
   });
 
-export class CoordinatedElsewhereError extends Error {}
+export class CoordinatedElsewhereError extends Error {
+  override name = 'CoordinatedElsewhereError';
+}
 
 export async function runQueuedTournament(store: Records, id: string, options: QueuedRunOptions): Promise<RunOutcome> {
   const { queue } = options;
@@ -101,6 +105,7 @@ export async function runQueuedTournament(store: Records, id: string, options: Q
   if (lock === null) throw new CoordinatedElsewhereError(`tournament ${id} is coordinated by another process already`);
   const onAbort = () => stop.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
+  options.onStarted?.();
   try {
     if ((await store.listTournamentMatches(id)).length === 0) await store.addTournamentMatches(id, firstMatches(spec));
     await store.setTournamentStatus(id, 'running', now());
@@ -200,7 +205,11 @@ export async function runQueuedTournament(store: Records, id: string, options: Q
       const t = await store.getTournament(id);
       if (!t) return await fail('the tournament was deleted');
       // Stopped or failed from elsewhere (another node's dashboard): this run ends with it.
-      if (t.status === 'stopped' || t.status === 'failed') return t.status;
+      if (t.status === 'stopped' || t.status === 'failed') {
+        await cancelQueued();
+        log.info({ status: t.status }, 'the tournament was ended elsewhere');
+        return t.status;
+      }
       if (now() - lastHeal >= healMs) {
         lastHeal = now();
         const failure = await heal();

@@ -147,6 +147,11 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     if (claim === null) return skip('done already', 'complete');
     const spec = t.spec as TournamentSpec;
     const log1 = log.child({ tournament, match, attempt: claim.attempt });
+    if (claim.attempt > 1) {
+      // An earlier attempt's worker died mid-match: its game records say so instead of `running`.
+      const aborted = await store.abortLiveRecordsOf(`${tournament}/${match}`, now(), 'worker gone: the match was played again');
+      if (aborted > 0) log1.info({ records: aborted }, 'marked the game records of an earlier attempt aborted');
+    }
 
     const record = async (played: Extract<PlayedMatch, { kind: 'done' }>): Promise<void> => {
       const { result, records, output } = played;

@@ -64,11 +64,13 @@ export interface TournamentMatchView {
   bye: boolean;
   status: TournamentMatchStatus;
   result: MatchResult | null;
-  /** Record-store ids: each opens at `#/matches/<id>`. */
+  /** Record-store ids: each opens at `#/matches/<id>` (a running match: its live records, to watch). */
   records: string[];
   startedAt: number | null;
   endedAt: number | null;
   attempts: number;
+  /** Who plays or played it (`host:pid`, a worker's `host:pid:random`). */
+  worker: string | null;
 }
 
 /** One point of the rating chart: the standings after `done` finished matches. */

@@ -15,6 +15,7 @@ import {
   type TournamentProgress as RunProgress,
 } from '../tournament/coordinator.js';
 import { FORMATS_BY_GAME, formatError, parseTournament, type TournamentSpec } from '../tournament/file.js';
+import type { MatchQueue } from '../tournament/queue.js';
 import {
   computeStandings,
   matchesCsv,
@@ -56,6 +57,11 @@ export interface TournamentRoutesOptions {
   programs?: readonly RegisteredProgram[];
   /** The games the dashboard offers (tests pass their own); default: every registered game. */
   games?: readonly GameModule[];
+  /**
+   * Records in PostgreSQL (`database.url`): tournaments started or resumed here are queued for
+   * `spielhalle worker` processes (issue #19) instead of played in this process.
+   */
+  queue?: { url: string; schema: string };
 }
 
 /** At most this many points in the rating chart. */
@@ -234,22 +240,55 @@ export function registerTournamentRoutes(
     return { ...rest, live: running.has(t.id), leader };
   };
 
-  const start = (id: string): void => {
+  /** The match queue, opened at the first tournament that needs it. */
+  let queueOpen: Promise<MatchQueue> | null = null;
+  const queueOf = (q: { url: string; schema: string }): Promise<MatchQueue> => {
+    // Imported only now: a dashboard on SQLite does not load pg-boss.
+    queueOpen ??= import('../tournament/queue.js')
+      .then(({ MatchQueue, jobsSchema }) =>
+        MatchQueue.open(
+          { url: q.url, schema: jobsSchema(q.schema), applicationName: 'spielhalle dashboard' },
+          games.filter((g) => g.tournament).map((g) => g.name),
+        ),
+      )
+      .then((queue) => {
+      queue.onError((err) => log.warn({ err }, 'queue maintenance failed'));
+      return queue;
+    });
+    queueOpen.catch(() => (queueOpen = null));
+    return queueOpen;
+  };
+
+  /** Runs a tournament here, or coordinates its queued matches; resolves once it is under way. */
+  const start = (id: string): Promise<void> => {
     const controller = new AbortController();
     const entry: { controller: AbortController; done: Promise<void>; progress: RunProgress | null } = {
       controller,
       done: Promise.resolve(),
       progress: null,
     };
-    entry.done = runTournament(store, id, {
-      log,
-      signal: controller.signal,
-      workDir,
-      games,
-      onProgress: (p) => {
-        entry.progress = p;
-      },
-    }).then(
+    let started!: () => void;
+    const underWay = new Promise<void>((resolve) => (started = resolve));
+    const onProgress = (p: RunProgress) => {
+      entry.progress = p;
+    };
+    const q = options.queue;
+    const run =
+      q === undefined
+        ? runTournament(store, id, { log, signal: controller.signal, workDir, games, onProgress })
+        : Promise.all([queueOf(q), import('../tournament/distributed.js')]).then(([queue, { runQueuedTournament }]) =>
+            runQueuedTournament(store, id, {
+              queue,
+              url: q.url,
+              log,
+              games,
+              signal: controller.signal,
+              onProgress,
+              onStarted: started,
+            }),
+          );
+    if (q === undefined) started();
+    entry.done = run.then(
       (outcome) => log.info({ tournament: id, outcome }, 'tournament ended'),
       (err: unknown) => log.error({ err, tournament: id }, 'tournament failed'),
     );
@@ -257,6 +296,13 @@ export function registerTournamentRoutes(
     void entry.done.finally(() => {
       if (running.get(id) === entry) running.delete(id);
     });
+    const failed = run.then(
+      () => undefined,
+      (err: unknown) => {
+        throw err;
+      },
+    );
+    return Promise.race([underWay, failed]);
   };
 
   const stop = async (id: string): Promise<void> => {
@@ -268,6 +314,7 @@ export function registerTournamentRoutes(
 
   app.addHook('onClose', async () => {
     await Promise.all([...running.keys()].map(stop));
+    if (queueOpen !== null) await (await queueOpen.catch(() => null))?.close();
   });
 
   const notFound = (reply: FastifyReply, id: string) =>
@@ -335,7 +382,7 @@ export function registerTournamentRoutes(
         running.get(t.id)?.progress ?? null,
       ),
       standings: await standingsOf(t),
-      resumable: !live && t.status !== 'finished' && otherWorker(matches) === null,
+      resumable: !live && t.status !== 'finished' && (options.queue !== undefined || otherWorker(matches) === null),
     };
     return reply.send(view);
   });
@@ -348,20 +395,24 @@ export function registerTournamentRoutes(
     const { status, limit = 1000, offset = 0 } = parsed.data;
     const all = await store.listTournamentMatches(t.id, { status });
     void reply.header('x-total-count', String(all.length));
-    const rows: TournamentMatchView[] = all.slice(offset, offset + limit).map((m) => ({
-      id: m.id,
-      round: m.round,
-      index: m.index,
-      seats: m.seats,
-      seed: m.seed,
-      bye: m.bye,
-      status: m.status,
-      result: resultOf(m),
-      records: m.records,
-      startedAt: m.startedAt,
-      endedAt: m.endedAt,
-      attempts: m.attempts,
-    }));
+    const rows: TournamentMatchView[] = await Promise.all(
+      all.slice(offset, offset + limit).map(async (m) => ({
+        id: m.id,
+        round: m.round,
+        index: m.index,
+        seats: m.seats,
+        seed: m.seed,
+        bye: m.bye,
+        status: m.status,
+        result: resultOf(m),
+        // A running match (here or on a worker machine) links to its records as they are written.
+        records: m.status === 'running' ? await store.liveRecordsOf(`${t.id}/${m.id}`) : m.records,
+        startedAt: m.startedAt,
+        endedAt: m.endedAt,
+        attempts: m.attempts,
+        worker: m.worker,
+      })),
+    );
     return reply.send(rows);
   });
 
@@ -503,7 +554,12 @@ export function registerTournamentRoutes(
       };
       return reply.code(400).send(body);
     }
-    start(id);
+    try {
+      await start(id);
+    } catch (err) {
+      log.error({ err, tournament: id }, 'the tournament could not start');
+      return reply.code(500).send({ error: `${id} could not start: ${(err as Error).message}` });
+    }
     log.info(
       { tournament: id, game: result.spec.game, entrants: result.spec.entrants.length },
       'tournament started from the dashboard',
@@ -514,6 +570,12 @@ export function registerTournamentRoutes(
   app.post<{ Params: { id: string } }>('/api/tournaments/:id/stop', async (request, reply) => {
     const t = await store.getTournament(request.params.id);
     if (!t) return notFound(reply, request.params.id);
+    if (!running.has(t.id) && options.queue !== undefined && t.status === 'running') {
+      // Coordinated elsewhere (another node, a CLI): the store says stop; its coordinator cancels the
+      // queued matches and the workers cut off those in play.
+      await store.setTournamentStatus(t.id, 'stopped', Date.now(), 'stopped from the dashboard');
+      return reply.send(await summaryOf((await store.getTournament(t.id)) ?? t));
+    }
     if (!running.has(t.id)) return reply.code(409).send({ error: `${t.id} is not running in this server` });
     await stop(t.id);
     return reply.send(await summaryOf((await store.getTournament(t.id)) ?? t));
@@ -524,11 +586,17 @@ export function registerTournamentRoutes(
     if (!t) return notFound(reply, request.params.id);
     if (running.has(t.id)) return reply.code(409).send({ error: `${t.id} is running already` });
     if (t.status === 'finished') return reply.code(409).send({ error: `${t.id} is finished` });
-    const other = otherWorker(await store.listTournamentMatches(t.id, { status: 'running' }));
+    // Queued matches are the workers' (the coordinator's lock keeps a second coordinator out).
+    const other = options.queue ? null : otherWorker(await store.listTournamentMatches(t.id, { status: 'running' }));
     if (other !== null) return reply.code(409).send({ error: `${t.id} is being played by ${other}` });
     // Another request may have resumed it while this one read the store.
     if (running.has(t.id)) return reply.code(409).send({ error: `${t.id} is running already` });
-    start(t.id);
+    try {
+      await start(t.id);
+    } catch (err) {
+      if ((err as Error).name === 'CoordinatedElsewhereError') return reply.code(409).send({ error: (err as Error).message });
+      throw err;
+    }
     return reply.send(await summaryOf((await store.getTournament(t.id)) ?? t));
   });
 

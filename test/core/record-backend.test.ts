@@ -276,6 +276,22 @@ describe.each(['sqlite', 'postgres'] as const)('record store on %s', (kind) => {
     await store.close();
   });
 
+  it('finds the game records a tournament match left running, and aborts them', async () => {
+    const { store } = await open();
+    const a = store.startMatch({ game: 'dame', startedAt: 1, seats, meta: { tournamentMatch: 't-1/1-0' } });
+    const b = store.startMatch({ game: 'dame', startedAt: 2, seats, meta: { tournamentMatch: 't-1/1-0' } });
+    store.finishMatch(b, { status: 'finished', endedAt: 3, result: { winner: 'bot' } });
+    const c = store.startMatch({ game: 'dame', startedAt: 4, seats, meta: { tournamentMatch: 't-1/1-1' } });
+    store.startMatch({ game: 'dame', startedAt: 5, seats });
+    expect(await store.liveRecordsOf('t-1/1-0')).toEqual([a]);
+    expect(await store.abortLiveRecordsOf('t-1/1-0', 9, 'worker gone')).toBe(1);
+    expect(await store.getMatch(a)).toMatchObject({ status: 'aborted', endedAt: 9, result: { reason: 'worker gone' } });
+    expect(await store.getMatch(b)).toMatchObject({ status: 'finished' });
+    expect(await store.liveRecordsOf('t-1/1-0')).toEqual([]);
+    expect(await store.liveRecordsOf('t-1/1-1')).toEqual([c]);
+    await store.close();
+  });
+
   it('marks its own unfinished matches aborted when a serving store closes', async () => {
     const { store, reopen } = await open('serve');
     const running = store.startMatch({ game: 'dame', startedAt: 1, seats });
@@ -294,7 +310,7 @@ describe('record store on postgres, shared by several processes', () => {
     const schema = `${RUN}_shared`;
     schemas.push(schema);
     const stores = await Promise.all([1, 2, 3].map(() => PgRecordStore.open({ url: PG_URL, schema })));
-    expect(await Promise.all(stores.map((s) => s.schemaVersion()))).toEqual([2, 2, 2]);
+    expect(await Promise.all(stores.map((s) => s.schemaVersion()))).toEqual([3, 3, 3]);
     const ids = stores.map((s, i) => s.startMatch({ game: 'mia', startedAt: i, seats: [{ seat: 0, name: `p${i}`, kind: 'client' }] }));
     await Promise.all(stores.map((s) => s.drain()));
     for (const s of stores) expect((await s.listMatches({ game: 'mia' })).map((m) => m.id).sort()).toEqual([...ids].sort());

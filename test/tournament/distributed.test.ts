@@ -206,9 +206,16 @@ describe('a tournament on PostgreSQL played by worker processes (issue #19)', ()
       const again = await store.getTournamentMatch(dameId, victim.match);
       expect(again?.worker).not.toBe(victim.worker);
       expect(again?.attempts).toBeGreaterThanOrEqual(2);
-      // Nothing of either tournament is left in the queue.
       const client = new pg.Client({ connectionString: PG_URL });
       await client.connect();
+      // The killed attempt's game record is marked aborted, the one that counts finished.
+      const attempts = await client.query<{ status: string; reason: string | null }>(
+        `SELECT status, result::jsonb->>'reason' AS reason FROM ${SCHEMA}.matches WHERE meta::jsonb->>'tournamentMatch' = $1 ORDER BY row_id`,
+        [`${dameId}/${victim.match}`],
+      );
+      expect(attempts.rows.map((r) => r.status)).toEqual([...Array(attempts.rows.length - 1).fill('aborted'), 'finished']);
+      expect(attempts.rows[0]?.reason).toBe('worker gone: the match was played again');
+      // Nothing of either tournament is left in the queue.
       const left = await client.query(
         `SELECT count(*)::int AS n FROM ${jobsSchema(SCHEMA)}.job WHERE data->>'tournament' = ANY($1) AND state < 'completed'`,
         [[dameId, miaId]],

@@ -1,11 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config.js';
 import { ConfigError } from '../../src/core/config.js';
 import { silentLogger } from '../../src/core/log.js';
 import { RecordStore } from '../../src/core/records.js';
+import { PgRecordStore } from '../../src/core/records-pg.js';
+import { jobsSchema, LifeLock, MatchQueue } from '../../src/tournament/queue.js';
+import { runWorker } from '../../src/tournament/worker.js';
 import { createWebServer, type WebServer } from '../../src/web/server.js';
 import type {
   EntrantView,
@@ -300,4 +304,105 @@ describe('tournament API', () => {
     );
     expect(() => loadSettings({ file, env: {} })).toThrow(/tournaments\.programs\.0\.name/);
   });
+});
+
+/**
+ * Records in PostgreSQL (issue #19): a tournament created on the dashboard is queued, a worker
+ * (here in this process) plays it, and the dashboard shows who plays each running match with a
+ * link to watch its record; a stop from the dashboard cancels what waits, a resume queues it again.
+ */
+describe('tournament API with the records in PostgreSQL and a worker', () => {
+  const PG_URL = process.env.SPIELHALLE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const schema = `webq_${process.pid}_${Date.now().toString(36)}`;
+  const dir = mkdtempSync(join(tmpdir(), 'spielhalle-tournaments-pg-'));
+
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.query(`DROP SCHEMA IF EXISTS ${jobsSchema(schema)} CASCADE`);
+    await client.end();
+  });
+
+  it('queues a dashboard tournament for workers, shows each running match on its worker with a live record, stops and resumes it', async () => {
+    const store = await PgRecordStore.open({ url: PG_URL, schema, mode: 'serve' });
+    const game = fakeGame({ delayMs: 300 });
+    const web = createWebServer({
+      servers: [new FakeGameServer('dame', {})],
+      store,
+      log: silentLogger,
+      host: '127.0.0.1',
+      port: 0,
+      tournaments: { dataDir: dir, games: [game], queue: { url: PG_URL, schema } },
+    });
+    const queue = await MatchQueue.open({ url: PG_URL, schema: jobsSchema(schema) }, ['dame']);
+    const stopWorker = new AbortController();
+    const worker = 'test-host:1:abcdef';
+    const lock = await LifeLock.take(PG_URL, `worker:${worker}`, () => undefined);
+    const working = runWorker({ store, queue, worker, games: [game], concurrency: 2, workDir: dir, log: silentLogger, signal: stopWorker.signal, pollMs: 50 });
+    const get = async <T>(url: string) => {
+      const res = await web.app.inject({ method: 'GET', url });
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+      return res.json<T>();
+    };
+    const post = (url: string) => web.app.inject({ method: 'POST', url, payload: {} });
+    try {
+      const created = await web.app.inject({
+        method: 'POST',
+        url: '/api/tournaments',
+        payload: {
+          name: 'Verteilt',
+          game: 'dame',
+          format: 'round-robin',
+          gamesPerPairing: 2,
+          entrants: [1, 2, 3, 4].map((n) => ({ name: `s${n}`, bot: 'fixed', options: { strength: n } })),
+        },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const { id } = created.json<{ id: string }>();
+      const until = async <T>(probe: () => Promise<T | undefined>): Promise<T> => {
+        const end = Date.now() + 20_000;
+        for (;;) {
+          const v = await probe();
+          if (v !== undefined) return v;
+          if (Date.now() > end) throw new Error('timed out');
+          await new Promise((r) => setTimeout(r, 25));
+        }
+      };
+      const running = await until(async () =>
+        (await get<TournamentMatchView[]>(`/api/tournaments/${id}/matches?status=running`)).find((m) => m.records.length > 0),
+      );
+      expect(running.worker).toBe(worker);
+      const live = await get<{ status: string; meta: unknown }>(`/api/matches/${running.records[0]}?wire=0`);
+      expect(live).toMatchObject({ status: 'running', meta: { tournamentMatch: `${id}/${running.id}` } });
+
+      // Stopped from the dashboard: the worker cuts off what it plays, nothing more is played.
+      expect((await post(`/api/tournaments/${id}/stop`)).statusCode).toBe(200);
+      await until(async () => ((await get<TournamentMatchView[]>(`/api/tournaments/${id}/matches?status=running`)).length === 0 ? true : undefined));
+      const stopped = await get<TournamentView>(`/api/tournaments/${id}`);
+      expect(stopped).toMatchObject({ status: 'stopped', resumable: true });
+      expect(stopped.progress.done).toBeLessThan(12);
+      const played = game.plays.length;
+      await new Promise((r) => setTimeout(r, 400));
+      expect(game.plays.length).toBe(played);
+
+      expect((await post(`/api/tournaments/${id}/resume`)).statusCode).toBe(200);
+      const finished = await until(async () => {
+        const v = await get<TournamentView>(`/api/tournaments/${id}`);
+        return v.status === 'finished' ? v : undefined;
+      });
+      expect(finished.progress).toMatchObject({ done: 12, total: 12 });
+      expect(finished.standings.rows.map((r) => r.name)).toEqual(['s4', 's3', 's2', 's1']);
+      const matches = await get<TournamentMatchView[]>(`/api/tournaments/${id}/matches`);
+      expect(matches.every((m) => m.status === 'done' && m.worker === worker && m.records.length === 1)).toBe(true);
+    } finally {
+      stopWorker.abort();
+      await working;
+      await lock?.release();
+      await queue.close();
+      await web.stop();
+      await store.close();
+    }
+  }, 60_000);
 });

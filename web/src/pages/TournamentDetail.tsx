@@ -183,7 +183,14 @@ export function TournamentDetail({ id }: { id: string }) {
                   <td>
                     <code>{m.id}</code>
                   </td>
-                  <td>{t(`tournaments.matchStatus.${m.status}`)}</td>
+                  <td>
+                    {t(`tournaments.matchStatus.${m.status}`)}
+                    {m.status === 'running' && m.worker !== null && (
+                      <div className="muted" data-testid="match-worker">
+                        {t('tournaments.onWorker', { worker: m.worker })}
+                      </div>
+                    )}
+                  </td>
                   <td>
                     {m.seats.map((s, i) => (
                       <span key={s}>
@@ -201,7 +208,9 @@ export function TournamentDetail({ id }: { id: string }) {
                       <span key={r}>
                         {i > 0 && ' '}
                         <a href={href.match(r)} data-testid="match-record-link">
-                          {m.records.length > 1 ? `#${i + 1}` : t('tournaments.replay')}
+                          {m.records.length > 1
+                            ? `#${i + 1}`
+                            : t(m.status === 'running' ? 'tournaments.watch' : 'tournaments.replay')}
                         </a>
                       </span>
                     ))}
