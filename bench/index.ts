@@ -26,6 +26,7 @@ const benches: [game: string, file: string, args: string[]][] = [
   ['catan', 'catan-wire.ts', ['--games', '100', '--parallel', '4']],
   ['tournament', 'tournament.ts', []],
   ['records', 'record-backends.ts', ['--games', '200', '--rounds', '3']],
+  ['records', 'distributed.ts', ['--workers', '1,2,4', '--overhead-runs', '2']],
 ];
 
 const only = process.argv.slice(2);
