@@ -24,6 +24,12 @@
  *
  * `--empty` also solves the empty board without the book (minutes) with each thread count and
  * with Pons, once each.
+ *
+ * `--startup N` times one position (`echo 4455 | node dist/cli.js solve`, the defaults: book,
+ * 2^23 slots, threads as on this machine) N times, interleaved with `node -e 0`, Pons' solver and
+ * the whole program (`solve --help`): wall ms, minimum and median.
+ *
+ * The machine's load average goes with every row: the wall times are only as good as it was quiet.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -115,6 +121,7 @@ for (const who of [...(pons ? ['pons'] : []), ...threadCounts.map((t) => `ours${
 }
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load1 = () => loadavg()[0]!.toFixed(1);
 const header = `${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? '?'} × ${cpus().length}, Node ${process.version}, load average at start ${load()}`;
 process.stderr.write(`${header}\nstart-up CPU ms: ${[...startCpu].map(([k, v]) => `${k} ${fmt(v)}`).join(', ')}\n`);
 
@@ -174,7 +181,7 @@ for (const set of sets) {
     rows.push(
       `| ${SET_NAMES[set]} (${set}) | ${t} | ${cases.length} | ${cases.length} | ${fmt(n.main / cases.length)} | ${fmt(n.helper / cases.length)} | ` +
         `${fmt(cpu)} / ${fmt(wall)} | ${fmt(per, 1)} | ${fmt(warmCpu, 1)} / ${fmt(warmWall, 1)} | ` +
-        `${fmt(ponsCpu)} / ${fmt(ponsWall)} | ${fmt(ponsPer, 1)} | ${fmt(cpu / ponsCpu, 2)} | ${fmt(wall / ponsWall, 2)} | ${fmt(per / ponsPer, 2)} |`,
+        `${fmt(ponsCpu)} / ${fmt(ponsWall)} | ${fmt(ponsPer, 1)} | ${fmt(cpu / ponsCpu, 2)} | ${fmt(wall / ponsWall, 2)} | ${fmt(per / ponsPer, 2)} | ${load1()} |`,
     );
   }
 }
@@ -183,8 +190,8 @@ const lines = [
   header,
   `ours: node dist/cli.js solve --no-book --table-log ${tableLog} --threads T --stats (fresh process per set, one table per set); Pons: ${pons ?? '(not given)'}; median of ${runs} interleaved rounds`,
   '',
-  '| set | threads | positions | exact | mean nodes | mean helper nodes | ours process CPU / wall ms | ours µs/pos (CPU, net of start) | ours warm µs/pos CPU / wall | Pons process CPU / wall ms | Pons µs/pos | CPU ratio | wall ratio | µs/pos ratio |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| set | threads | positions | exact | mean nodes | mean helper nodes | ours process CPU / wall ms | ours µs/pos (CPU, net of start) | ours warm µs/pos CPU / wall | Pons process CPU / wall ms | Pons µs/pos | CPU ratio | wall ratio | µs/pos ratio | load |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows,
 ];
 
@@ -203,6 +210,29 @@ if (process.argv.includes('--empty')) {
     const s = /stats: - (\d+) (\d+)/.exec(run.stderr);
     lines.push(`| ours, ${t} thread(s) | ${run.stdout.trim()} | ${s?.[1] ?? '?'} | ${s?.[2] ?? '?'} | ${fmt(run.cpuMs / 1000, 1)} | ${fmt(run.wallMs / 1000, 1)} | ${fmt(run.wallMs / ponsWall, 2)} |`);
   }
+}
+
+const startups = Number(flag('startup', '0'));
+if (startups > 0) {
+  const one = join(work, 'one.in');
+  writeFileSync(one, '4455\n');
+  const programs: [string, string, string[]][] = [
+    ['ours: `echo 4455 \\| node dist/cli.js solve`', process.execPath, [cli, 'solve']],
+    ['`node -e 0`', process.execPath, ['-e', '0']],
+    ...(pons ? [["Pons' c4solver, one position", pons, []] as [string, string, string[]]] : []),
+    ['the whole program: `node dist/cli.js solve --help`', process.execPath, [cli, 'solve', '--help']],
+  ];
+  const walls = programs.map((): number[] => []);
+  const loads: number[] = [];
+  for (let i = 0; i < startups; i++) {
+    programs.forEach(([, cmd, args], k) => walls[k]!.push(timed(cmd, args, one).wallMs));
+    loads.push(loadavg()[0]!);
+  }
+  lines.push('', `| one position, ${startups} interleaved runs | wall ms min | wall ms median | load during |`, '|---|---|---|---|');
+  programs.forEach(([name], k) => {
+    const w = walls[k]!;
+    lines.push(`| ${name} | ${fmt(Math.min(...w))} | ${fmt(median(w))} | ${fmt(Math.min(...loads), 1)}–${fmt(Math.max(...loads), 1)} |`);
+  });
 }
 
 lines.push('', `load average at the end: ${load()}`);

@@ -3,10 +3,12 @@ import type { Worker } from 'node:worker_threads';
 /**
  * Helper threads for one WebAssembly search (lazy SMP): each runs its own instance of the core on
  * the search's shared memory, so all of them read and fill one transposition table. A helper
- * solves the same position as the main search in a varied move order (assembly/connect4/
- * index.ts helperSolve): it runs ahead on other subtrees, and the bounds it stores cut the main
- * search short. Whoever finishes first has the exact score (every stored bound is exact for its
- * position, whichever thread stored it); the others stop at their next check.
+ * solves the same position as the main search (assembly/connect4/index.ts helperSolve), its
+ * root's moves rotated, and below the root every thread skips for now the moves another one is
+ * searching (simplified ABDADA: a small table of claimed child positions), so that the threads
+ * work on different subtrees and the bounds each stores cut the others short. Whoever finishes
+ * first has the exact score (every stored bound is exact for its position, whichever thread
+ * stored it; the order of the moves never changes a score); the others stop at their next check.
  *
  * The threads talk only through the control block in the shared memory (memory.ts), never by
  * messages: the main thread is inside a synchronous wasm call while a job runs.
