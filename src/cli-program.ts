@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { loadSettings, recordsFile, type Settings } from './config.js';
+import { loadSettings, recordsFile, recordsWhere, type Settings } from './config.js';
 import { ConfigError } from './core/config.js';
 import { UsageError } from './core/errors.js';
 import { installCrashHandlers } from './core/guard.js';
 import { RecordStore, type MatchDetail, type MatchRecord } from './core/records.js';
+import type { Records } from './core/record-backend.js';
 import { parseAge } from './core/retention.js';
 import { findGame, GAMES } from './games/registry.js';
 import { serve, StartError } from './serve.js';
@@ -42,6 +43,18 @@ function openStore(global: GlobalOptions, mode: 'read' | 'write' = 'read'): Reco
   const file = recordsFile(settingsFrom(global));
   if (!existsSync(file)) throw new UsageError(`no record store at ${file} (wrong --data-dir?)`);
   return new RecordStore(file, { mode });
+}
+
+/** The records to read, wherever the settings keep them: SQLite, or PostgreSQL with `database.url`. */
+async function openRecords(global: GlobalOptions): Promise<Records> {
+  const settings = settingsFrom(global);
+  if (settings.database.url === '') return openStore(global);
+  const { PgRecordStore } = await import('./core/records-pg.js');
+  try {
+    return await PgRecordStore.open({ url: settings.database.url, schema: settings.database.schema, mode: 'read' });
+  } catch (err) {
+    throw new UsageError(`cannot open the records in ${recordsWhere(settings)}: ${(err as Error).message}`);
+  }
 }
 
 /** `--game <name>` of the record commands: a game we do not serve is a usage error, not an empty list. */
@@ -125,7 +138,7 @@ export function buildProgram(): Command {
       const token = running.webToken === null ? '' : !settings.web.token ? `?token=${running.webToken}` : '?token=<web.token>';
       lines.unshift(`  ${'Dashboard'.padEnd(22)} ${url}${token}`);
     }
-    process.stderr.write(`Spielhalle is running (Ctrl-C stops it; records in ${recordsFile(settings)}):\n${lines.join('\n')}\n`);
+    process.stderr.write(`Spielhalle is running (Ctrl-C stops it; records in ${recordsWhere(settings)}):\n${lines.join('\n')}\n`);
   });
 
   const bot = program.command('bot').description('run one of our bots against any server of that game');
@@ -142,11 +155,11 @@ export function buildProgram(): Command {
     .description('show a recorded match: seats, events, the wire log, and a check against the rules')
     .argument('<match-id>', 'id as shown in the dashboard or by `spielhalle matches`')
     .option('--json', 'print the whole record as JSON')
-    .action((id: string, opts: { json?: boolean }, cmd: Command) => {
-      const store = openStore(cmd.optsWithGlobals<GlobalOptions>());
+    .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
+      const store = await openRecords(cmd.optsWithGlobals<GlobalOptions>());
       try {
-        const match = store.getMatch(id);
-        if (!match) throw new UsageError(`no match with id "${id}" in ${recordsFile(settingsFrom(cmd.optsWithGlobals<GlobalOptions>()))}`);
+        const match = await store.getMatch(id);
+        if (!match) throw new UsageError(`no match with id "${id}" in ${recordsWhere(settingsFrom(cmd.optsWithGlobals<GlobalOptions>()))}`);
         if (opts.json) process.stdout.write(JSON.stringify(match, null, 2) + '\n');
         else process.stdout.write(formatReplay(match));
         const check = findGame(match.game)?.verify?.(match);
@@ -160,7 +173,7 @@ export function buildProgram(): Command {
           process.exitCode = 1;
         }
       } finally {
-        store.close();
+        await store.close();
       }
     });
 
@@ -169,19 +182,19 @@ export function buildProgram(): Command {
     .description('list recorded matches, newest first')
     .option('--game <name>', 'only this game')
     .option('--limit <n>', 'how many', '20')
-    .action((opts: { game?: string; limit: string }, cmd: Command) => {
+    .action(async (opts: { game?: string; limit: string }, cmd: Command) => {
       const limit = Number(opts.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive number, got "${opts.limit}"`);
       const game = knownGame(opts.game);
-      const store = openStore(cmd.optsWithGlobals<GlobalOptions>());
+      const store = await openRecords(cmd.optsWithGlobals<GlobalOptions>());
       try {
-        for (const m of store.listMatches({ game, limit })) {
+        for (const m of await store.listMatches({ game, limit })) {
           const when = new Date(m.startedAt).toISOString();
           const outcome = m.status === 'running' ? '' : `  ${summarizeMatch(m).result}`;
           process.stdout.write(`${m.id}  ${when}  ${m.status.padEnd(8)}  ${m.seats.map((s) => s.name).join(', ')}${outcome}\n`);
         }
       } finally {
-        store.close();
+        await store.close();
       }
     });
   program

@@ -91,6 +91,12 @@ function cli(args: string[], dataDir: string): Proc {
   return { child, exit, err: () => err };
 }
 
+function collect(p: Proc): () => string {
+  let out = '';
+  p.child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  return () => out;
+}
+
 async function until<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, ms = 120_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
@@ -213,7 +219,7 @@ describe('a tournament on PostgreSQL played by worker processes (issue #19)', ()
         `SELECT status, result::jsonb->>'reason' AS reason FROM ${SCHEMA}.matches WHERE meta::jsonb->>'tournamentMatch' = $1 ORDER BY row_id`,
         [`${dameId}/${victim.match}`],
       );
-      expect(attempts.rows.map((r) => r.status)).toEqual([...Array(attempts.rows.length - 1).fill('aborted'), 'finished']);
+      expect(attempts.rows.map((r) => r.status)).toEqual([...Array.from({ length: attempts.rows.length - 1 }, () => 'aborted'), 'finished']);
       expect(attempts.rows[0]?.reason).toBe('worker gone: the match was played again');
       // Nothing of either tournament is left in the queue.
       const left = await client.query(
@@ -225,6 +231,15 @@ describe('a tournament on PostgreSQL played by worker processes (issue #19)', ()
     } finally {
       await store.close();
     }
+
+    // The record commands read the same records from PostgreSQL.
+    const standings = cli(['tournament', 'standings', dameId], join(work, 'c'));
+    const listed = cli(['matches', '--game', 'mia', '--limit', '3'], join(work, 'c'));
+    const [standingsOut, listedOut] = [collect(standings), collect(listed)];
+    expect(await standings.exit, standings.err()).toBe(0);
+    expect(await listed.exit, listed.err()).toBe(0);
+    expect(standingsOut()).toMatch(/^ ?1\s+d2/m);
+    expect(listedOut().trim().split('\n')).toHaveLength(3);
 
     // The workers left stop on SIGTERM, handing nothing back (they are idle).
     const alive = workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null);
