@@ -84,11 +84,11 @@ async function withStore<T>(cmd: Command, mode: 'read' | 'write', use: (store: R
   }
 }
 
-function parallelOption(value: string | undefined): number | undefined {
+function parallelOption(value: string | undefined, flag = '--parallel'): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < 1)
-    throw new UsageError(`--parallel must be a positive whole number, got "${value}"`);
+    throw new UsageError(`${flag} must be a positive whole number, got "${value}"`);
   return n;
 }
 
@@ -406,7 +406,7 @@ export function registerWorkerCommand(program: Command): void {
     .option('--concurrency <n>', 'matches at a time', String(Math.max(1, availableParallelism())))
     .option('--games <names>', `only these games, comma-separated (default: all of ${games.filter((g) => g.tournament).map((g) => g.name).join(', ')})`)
     .action(async (opts: { database?: string; concurrency: string; games?: string }, cmd: Command) => {
-      const concurrency = parallelOption(opts.concurrency);
+      const concurrency = parallelOption(opts.concurrency, '--concurrency');
       const flags: Record<string, unknown> = {};
       const global = cmd.optsWithGlobals<GlobalOptions>();
       if (global.dataDir !== undefined) flags.dataDir = global.dataDir;

@@ -125,6 +125,25 @@ describe('spielhalle tournament (in process)', () => {
     ).toContain('--parallel must be');
   });
 
+  it('refuses a worker without PostgreSQL, with unknown games, or with a bad concurrency', async () => {
+    useTournamentGames([fakeGame()]);
+    const saved = process.env.SPIELHALLE_DATABASE_URL;
+    delete process.env.SPIELHALLE_DATABASE_URL;
+    try {
+      const none = await cli('worker');
+      expect(none.code).toBe(2);
+      expect(none.err).toContain('a worker needs the records in PostgreSQL');
+      const games = await cli('worker', '--database', 'postgres://nobody@127.0.0.1:1/x', '--games', 'dame,go');
+      expect(games.code).toBe(2);
+      expect(games.err).toContain('--games: unknown go (games: dame)');
+      const zero = await cli('worker', '--database', 'postgres://nobody@127.0.0.1:1/x', '--concurrency', '0');
+      expect(zero.code).toBe(2);
+      expect(zero.err).toContain('--concurrency must be a positive whole number, got "0"');
+    } finally {
+      if (saved !== undefined) process.env.SPIELHALLE_DATABASE_URL = saved;
+    }
+  });
+
   it('runs to the end with one line per match, then shows status, standings and exports', async () => {
     useTournamentGames([fakeGame()]);
     const w = workspace();
