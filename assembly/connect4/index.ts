@@ -260,11 +260,31 @@ function negamax(cur: u64, mask: u64, n: i32, alpha: i32, beta: i32, opp: u64): 
   size = add(possible, cur, mask, 3, 6, row, size);
 
   const next = cur ^ mask;
-  const turn = n == variedAt && size > 1 ? rotation % size : 0;
+  if (n >= shareBelow) {
+    // Alone (or near the end): Pons' loop.
+    const turn = n == variedAt && size > 1 ? rotation % size : 0;
+    for (let i = size - 1; i >= 0; i--) {
+      let k = i - turn;
+      if (k < 0) k += size;
+      const prio = <usize>(load<i32>(KEYS + ((row + <usize>k) << 2)) & 7);
+      const childMask = mask | load<u64>(MOVES + ((row + prio) << 3));
+      // The child's mask now covers the move's cell, so it leaves the threat cells.
+      const threats = load<u64>(WINS + ((row + prio) << 3)) & ~childMask;
+      const score = -negamax(next, childMask, n + 1, -beta, -alpha, threats);
+      if (score >= beta) {
+        store<u64>(slot, tag | (<u64>(score + LOWER_OFFSET) << 32));
+        return score;
+      }
+      if (score > alpha) alpha = score;
+    }
+    store<u64>(slot, tag | (<u64>(alpha + UPPER_OFFSET) << 32));
+    return alpha;
+  }
+
   // Sharing the work with other threads (simplified ABDADA): after its first move, a node skips
   // the moves another thread is searching right now and comes back to them at the end, when their
   // bounds are likely in the table; the moves it searches itself it claims meanwhile.
-  const share = n < shareBelow;
+  const turn = n == variedAt && size > 1 ? rotation % size : 0;
   let deferred = 0;
   let pass = 0;
   for (;;) {
@@ -276,7 +296,7 @@ function negamax(cur: u64, mask: u64, n: i32, alpha: i32, beta: i32, opp: u64): 
       const childMask = mask | load<u64>(MOVES + ((row + prio) << 3));
       let claim: usize = 0;
       const childKey = next + childMask;
-      if (share && pass == 0 && i != size - 1) {
+      if (pass == 0 && i != size - 1) {
         claim = CLAIMS + <usize>(((childKey * 0x9e3779b97f4a7c15) >> (64 - CLAIM_LOG)) << 3);
         if (load<u64>(claim) == childKey) {
           deferred |= 1 << i;
@@ -284,7 +304,6 @@ function negamax(cur: u64, mask: u64, n: i32, alpha: i32, beta: i32, opp: u64): 
         }
         store<u64>(claim, childKey);
       }
-      // The child's mask now covers the move's cell, so it leaves the threat cells.
       const threats = load<u64>(WINS + ((row + prio) << 3)) & ~childMask;
       const score = -negamax(next, childMask, n + 1, -beta, -alpha, threats);
       if (claim != 0 && load<u64>(claim) == childKey) store<u64>(claim, 0);

@@ -67,16 +67,17 @@ let compiled: object | null | undefined;
 let compiling: Promise<object | null> | null = null;
 
 /**
- * How soon V8 moves a hot function of the core from its baseline code (Liftoff) to optimized
- * code (TurboFan, compiled on a background thread): its default budget (1.8 M) lets negamax run
- * a few ms on baseline code; this one moves it within a fraction of a millisecond. Compiling
- * everything with TurboFan up front instead (as before) cost ~20 ms of CPU at every start, which a
- * one-position `solve` paid in full and a short solve never earns back.
+ * How V8 compiles the core: every function at once to baseline code (Liftoff, ~1 ms for the few-KB
+ * module), then every function to optimized code (TurboFan) on a background thread, each
+ * replacing its baseline code as soon as it is ready — not only the functions that turned out hot
+ * (V8's default, dynamic tiering, which left negamax on baseline code for a while). Measured in a
+ * fresh process (2026-11-26, loaded 2-core VM): loading and compiling took 44–50 ms with TurboFan
+ * up front as before, 33–35 ms this way, and the first 300 Middle-Medium positions cost the same
+ * CPU either way (2.57–2.66 s). Set once: the core is the process's only WebAssembly.
  */
-const TIERING_BUDGET = 20_000;
-
-function quickTierUp(): void {
-  setFlagsFromString(`--wasm-tiering-budget=${TIERING_BUDGET}`);
+function eagerTierUp(): void {
+  setFlagsFromString('--no-wasm-dynamic-tiering');
+  setFlagsFromString('--no-wasm-lazy-compilation');
 }
 
 /**
@@ -89,7 +90,7 @@ export function precompile(): Promise<object | null> {
   if (compiling !== null) return compiling;
   const path = wasmPath();
   if (path === null) return Promise.resolve((compiled = null));
-  quickTierUp();
+  eagerTierUp();
   compiling = wasm.compile(readFileSync(path)).then((module) => {
     warnIfStale(path);
     // A synchronous wasmModule() in between compiled it itself; keep that one.
@@ -100,15 +101,15 @@ export function precompile(): Promise<object | null> {
 }
 
 /**
- * The compiled module, once per process; null if the build has not made it. Baseline code first,
- * negamax optimized soon after its first calls (TIERING_BUDGET); every instance of the process,
- * the helper threads' too, shares that code.
+ * The compiled module, once per process; null if the build has not made it. Baseline code at
+ * once, optimized code soon after (eagerTierUp); every instance of the process, the helper
+ * threads' too, shares that code.
  */
 export function wasmModule(): object | null {
   if (compiled !== undefined) return compiled;
   const path = wasmPath();
   if (path === null) return (compiled = null);
-  quickTierUp();
+  eagerTierUp();
   compiled = new wasm.Module(readFileSync(path));
   warnIfStale(path);
   return compiled;
