@@ -166,8 +166,6 @@ export class WasmSearch implements Search {
   private helpers: Helpers | null = null;
   /** Solves whose score a helper found first. */
   helperWins = 0;
-  /** Solves so far (with helpers allowed). */
-  private solves = 0;
   /** The solve under way while helpers may join: its position and first node. */
   private job: { position: Position; weak: boolean; from: number; joined: boolean } | null = null;
 
@@ -204,13 +202,9 @@ export class WasmSearch implements Search {
     this.helpers = null;
   }
 
-  private makeHelpers(): Helpers {
-    return new Helpers(this.module, this.memory, this.core.controlBlock(), this.parallel.threads - 1);
-  }
-
   private join(job: { position: Position; weak: boolean; joined: boolean }): void {
     job.joined = true;
-    this.helpers ??= this.makeHelpers();
+    this.helpers ??= new Helpers(this.module, this.memory, this.core.controlBlock(), this.parallel.threads - 1);
     this.core.clearClaims();
     this.core.setShare(SHARE_BELOW, 1);
     const p = job.position;
@@ -239,10 +233,6 @@ export class WasmSearch implements Search {
     this.useBook(book);
     const core = this.core;
     if (this.parallel.threads <= 1) return core.solve(position.curLo, position.curHi, position.maskLo, position.maskHi, position.moves, weak ? 1 : 0);
-    // From the second solve on (a batch, a game), the helpers exist even if no solve has needed
-    // them yet: the first one touches the table's pages meanwhile (smp.ts), on the other core,
-    // instead of the main search faulting them in one at a time. One lone solve never pays for it.
-    if (++this.solves === 2) this.helpers ??= this.makeHelpers();
     const job = { position, weak, from: this.nodeCount, joined: false };
     this.job = job;
     core.setCheckInterval(Math.min(MAIN_INTERVAL, Math.max(1, this.parallel.splitAfter)));
