@@ -100,19 +100,22 @@ export class MatchQueue {
     });
     await boss.start();
     if (failure.err !== null) throw failure.err;
-    for (const game of games) {
-      const name = queueName(game);
-      if ((await boss.getQueue(name)) === null) {
-        try {
-          await boss.createQueue(name, { name, policy: 'standard' });
-        } catch (err) {
-          // Another process created it at the same moment.
-          if ((await boss.getQueue(name)) === null) throw err;
-        }
-      }
-    }
     const pool = new pg.Pool({ connectionString: options.url, max: 2, application_name: options.applicationName ?? 'spielhalle' });
     pool.on('error', () => undefined);
+    // Processes that start together create the queues one at a time (pg-boss's queue creation
+    // adds a partition; two at once can deadlock).
+    const missing: string[] = [];
+    for (const game of games) if ((await boss.getQueue(queueName(game))) === null) missing.push(queueName(game));
+    if (missing.length > 0) {
+      const client = await pool.connect();
+      try {
+        await client.query("SELECT pg_advisory_lock(hashtextextended('spielhalle-queues:' || $1, 0))", [options.schema]);
+        for (const name of missing) if ((await boss.getQueue(name)) === null) await boss.createQueue(name, { name, policy: 'standard' });
+      } finally {
+        await client.query("SELECT pg_advisory_unlock(hashtextextended('spielhalle-queues:' || $1, 0))", [options.schema]).catch(() => undefined);
+        client.release();
+      }
+    }
     return new MatchQueue(boss, options.schema, pool);
   }
 

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../core/log.js';
 import type { Records, TournamentClaim } from '../core/record-backend.js';
+import type { TournamentRecord } from '../core/record-types.js';
 import type { TournamentArena, TournamentSupport } from '../core/tournament-match.js';
 import type { GameModule } from '../games/types.js';
 import type { TournamentSpec } from './file.js';
@@ -124,6 +125,24 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     return arena;
   };
 
+  /** Tournaments as read lately: a job reads its tournament's row at most once a second. */
+  const tournaments = new Map<string, { at: number; record: TournamentRecord | null }>();
+  const tournamentOf = async (id: string): Promise<TournamentRecord | null> => {
+    const cached = tournaments.get(id);
+    if (cached && now() - cached.at < 1000) return cached.record;
+    const record = await store.getTournament(id);
+    tournaments.set(id, { at: now(), record });
+    return record;
+  };
+  /** Notes added to game records after the match counted: they do not hold up the next match. */
+  const notes = new Set<Promise<void>>();
+  const later = (work: () => Promise<void>): void => {
+    const p: Promise<void> = work()
+      .catch((err: unknown) => log.warn({ err }, 'could not annotate the match records'))
+      .finally(() => notes.delete(p));
+    notes.add(p);
+  };
+
   /** The cut-off controllers of the matches in flight, by tournament. */
   const playing = new Map<string, Set<AbortController>>();
   const contexts = new Map<string, MatchContext>();
@@ -137,7 +156,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       else await queue.fail(job, why);
       options.onMatch?.({ tournament, match, outcome: 'skipped' });
     };
-    const t = await store.getTournament(tournament);
+    const t = await tournamentOf(tournament);
     if (!t) return skip(`no tournament ${tournament}`, 'fail');
     // A stopped tournament's queued jobs are cancelled; one that slipped through is cancelled here.
     if (t.status !== 'running') return skip(`tournament is ${t.status}`, 'cancel');
@@ -156,20 +175,25 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     const record = async (played: Extract<PlayedMatch, { kind: 'done' }>): Promise<void> => {
       const { result, records, output } = played;
       const at = now();
+      // The game records complete, and the first one naming who played it, before the result
+      // counts: a worker killed in between leaves a whole record of an attempt that did not count.
+      await store.drain();
+      await annotateRecords(store, records.slice(0, 1), { at, type: 'tournament', data: { tournament, match, worker, attempt: claim.attempt } }, log1);
       if (await store.finishClaimedTournamentMatch(tournament, match, claim, { at, result, records, output })) {
-        await annotateRecords(store, records, { at, type: 'tournament', data: { tournament, match, worker, attempt: claim.attempt } }, log1);
-        if (output.length > 0)
-          await annotateRecords(store, records.slice(0, 1), { at, type: 'program-output', data: output }, log1);
         await queue.complete(job);
+        if (output.length > 0)
+          later(() => annotateRecords(store, records.slice(0, 1), { at, type: 'program-output', data: output }, log1));
         log1.info({ seats: m.seats, reason: result.reason }, 'tournament match done');
         options.onMatch?.({ tournament, match, outcome: 'done' });
       } else {
         // Taken over while it played: the other worker's result is the one that counts.
-        await annotateRecords(
-          store,
-          records,
-          { at, type: 'discarded', data: { worker, attempt: claim.attempt, reason: 'the match was given to another worker while this one played it; this result does not count' } },
-          log1,
+        later(() =>
+          annotateRecords(
+            store,
+            records,
+            { at, type: 'discarded', data: { worker, attempt: claim.attempt, reason: 'the match was given to another worker while this one played it; this result does not count' } },
+            log1,
+          ),
         );
         log1.warn('the match was taken over by another worker; this result is discarded');
         options.onMatch?.({ tournament, match, outcome: 'discarded' });
@@ -274,6 +298,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     }
     await Promise.all(inFlight);
   } finally {
+    await Promise.all(notes);
     clearInterval(watcher);
     for (const arena of arenas.values()) {
       await arena.then(

@@ -36,7 +36,7 @@ game: dame
 format: round-robin
 gamesPerPairing: 2
 moveTime: 2
-parallel: 6
+parallel: 12
 seed: 11
 entrants:
 ${['d2a:depth2:1', 'd2b:depth2:2', 'd2c:depth2:3', 'gra:greedy:1', 'grb:greedy:2', 'grc:greedy:3', 'rna:random:1', 'rnb:random:2', 'rnc:random:3', 'rnd:random:4']
@@ -52,7 +52,7 @@ tableSize: 4
 rounds: 4
 gamesPerTable: 30
 moveTime: 2
-parallel: 6
+parallel: 12
 seed: 12
 entrants:
 ${['ra:random:1', 'rb:random:2', 'ha:honest:1', 'hb:honest:2', 'pa:probabilistic:1', 'pb:probabilistic:2', 'pc:probabilistic:3', 'aa:adaptive:1', 'ab:adaptive:2', 'ac:adaptive:3']
@@ -64,6 +64,7 @@ ${['ra:random:1', 'rb:random:2', 'ha:honest:1', 'hb:honest:2', 'pa:probabilistic
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   rmSync(work, { recursive: true, force: true });
+  if (process.env.KEEP_SCHEMA === '1') return;
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   await client.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
@@ -147,8 +148,8 @@ describe('a tournament on PostgreSQL played by worker processes (issue #19)', ()
     // The same tournaments on one machine with SQLite, meanwhile.
     const reference = Promise.all([singleMachine(DAME), singleMachine(MIA)]);
 
-    const workers = [1, 2, 3].map((n) => cli(['worker', '--concurrency', '2', '--games', 'dame,mia'], join(work, `w${n}`)));
-    await until('three workers ready', () => workers.every((w) => /^worker \S+: mia, dame, 2 at a time/m.test(w.err()))).catch((err: unknown) => {
+    const workers = [1, 2, 3].map((n) => cli(['worker', '--concurrency', '4', '--games', 'dame,mia'], join(work, `w${n}`)));
+    await until('three workers ready', () => workers.every((w) => /^worker \S+: mia, dame, 4 at a time/m.test(w.err()))).catch((err: unknown) => {
       throw new Error(`${String(err)}:\n${workers.map((w) => w.err()).join('\n')}`);
     });
     const dameRun = cli(['tournament', 'run', 'dame.yaml'], join(work, 'c'));
@@ -182,6 +183,12 @@ describe('a tournament on PostgreSQL played by worker processes (issue #19)', ()
       expect(await miaRun.exit, miaRun.err()).toBe(0);
       expect(resumed.err()).toMatch(/^\[90\/90\] /m);
 
+      // The workers left stop on SIGTERM (idle now; what they still note on records is written first).
+      const alive = workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null);
+      expect(alive).toHaveLength(2);
+      for (const w of alive) w.child.kill('SIGTERM');
+      for (const w of alive) expect(await w.exit).toBe(130);
+
       const [dameRef, miaRef] = await reference;
       for (const [id, ref, rating] of [
         [dameId, dameRef, true],
@@ -192,19 +199,18 @@ describe('a tournament on PostgreSQL played by worker processes (issue #19)', ()
         expect(t?.done).toBe(t?.total);
         const matches = await store.listTournamentMatches(id);
         expect(matches.every((m) => m.status === 'done')).toBe(true);
-        // Each match's result comes from exactly one game record, and only that record says so.
+        // Each match's result comes from its own finished game records (a Mia table: one per round),
+        // the first of which names the worker and attempt that counted.
         const records = matches.flatMap((m) => m.records);
         expect(new Set(records).size).toBe(records.length);
         for (const m of matches) {
           const tagged = [];
           for (const r of m.records) {
             const detail = await store.getMatch(r);
-            expect(detail?.status).toBe('finished');
+            expect(detail?.status, `${m.id}: ${r}`).toBe('finished');
             tagged.push(...(detail?.events ?? []).filter((e) => e.type === 'tournament'));
           }
-          expect(tagged.map((e) => e.data)).toEqual(
-            m.records.map(() => ({ tournament: id, match: m.id, worker: m.worker, attempt: m.attempts })),
-          );
+          expect(tagged.map((e) => e.data)).toEqual([{ tournament: id, match: m.id, worker: m.worker, attempt: m.attempts }]);
         }
         expect(comparable(await tournamentStandings(store, id), rating)).toEqual(comparable(ref, rating));
       }
@@ -220,7 +226,8 @@ describe('a tournament on PostgreSQL played by worker processes (issue #19)', ()
         [`${dameId}/${victim.match}`],
       );
       expect(attempts.rows.map((r) => r.status)).toEqual([...Array.from({ length: attempts.rows.length - 1 }, () => 'aborted'), 'finished']);
-      expect(attempts.rows[0]?.reason).toBe('worker gone: the match was played again');
+      // (None when the worker died before its first write of that game reached the store.)
+      for (const row of attempts.rows.slice(0, -1)) expect(row.reason).toBe('worker gone: the match was played again');
       // Nothing of either tournament is left in the queue.
       const left = await client.query(
         `SELECT count(*)::int AS n FROM ${jobsSchema(SCHEMA)}.job WHERE data->>'tournament' = ANY($1) AND state < 'completed'`,
@@ -241,10 +248,5 @@ describe('a tournament on PostgreSQL played by worker processes (issue #19)', ()
     expect(standingsOut()).toMatch(/^ ?1\s+d2/m);
     expect(listedOut().trim().split('\n')).toHaveLength(3);
 
-    // The workers left stop on SIGTERM, handing nothing back (they are idle).
-    const alive = workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null);
-    expect(alive).toHaveLength(2);
-    for (const w of alive) w.child.kill('SIGTERM');
-    for (const w of alive) expect(await w.exit).toBe(130);
   }, 300_000);
 });

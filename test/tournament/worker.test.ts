@@ -112,9 +112,14 @@ describe('spielhalle worker', () => {
       const row = await t.store.getTournamentMatch(t.id, m.id);
       expect(row).toMatchObject({ status: 'running', worker: 'other-host:2:bbbbbb', attempts: 2, records: [] });
       const [record] = await t.store.listMatches({ game: 'dame', limit: 1 });
-      const detail = await t.store.getMatch(record!.id);
-      expect(detail?.events.map((e) => e.type)).toEqual(['move', 'discarded']);
-      expect(detail?.events[1]?.data).toMatchObject({ worker: 'slow-host:1:aaaaaa', attempt: 1 });
+      // The note is added after the match (it does not hold up the next one).
+      const detail = await until(async () => {
+        const d = await t.store.getMatch(record!.id);
+        return d !== null && d.events.length === 3 ? d : undefined;
+      });
+      expect(detail.events.map((e) => e.type)).toEqual(['move', 'tournament', 'discarded']);
+      expect(detail.events[1]?.data).toEqual({ tournament: t.id, match: m.id, worker: 'slow-host:1:aaaaaa', attempt: 1 });
+      expect(detail.events[2]?.data).toMatchObject({ worker: 'slow-host:1:aaaaaa', attempt: 1 });
     } finally {
       await t.close();
     }
