@@ -66,6 +66,9 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener('abort', done, { once: true });
   });
 
+/** A job in play this long whose match is unclaimed (or done) was left by a dead worker. */
+const STALE_JOB_SECONDS = 10;
+
 export class CoordinatedElsewhereError extends Error {
   override name = 'CoordinatedElsewhereError';
 }
@@ -150,6 +153,20 @@ export async function runQueuedTournament(store: Records, id: string, options: Q
           if (active.length > 0) for (const j of active) await queue.fail(j, `worker ${m.worker} is gone`);
         }
         await queueMissing();
+      }
+      // A worker that died between taking a job and claiming its match (or between recording the
+      // result and completing the job) leaves the job in play with no one on it: the match is
+      // still pending (or done already) long after a worker would have claimed it (or completed it).
+      const stale = await queue.activeSince(game, id, STALE_JOB_SECONDS);
+      if (stale.length > 0) {
+        const byId = new Map((await store.listTournamentMatches(id)).map((m) => [m.id, m]));
+        for (const j of stale) {
+          const m = byId.get(j.match);
+          if (m?.status === 'pending') {
+            log.warn({ match: j.match, job: j.id }, 'a job in play for a match nobody claimed: its worker is gone; retried');
+            await queue.fail(j, 'the worker that took it is gone');
+          } else if (m?.status === 'done') await queue.complete(j);
+        }
       }
       const failed = (await queue.jobsOf(game, id, ['failed'])).filter((j) => ours.has(j.id));
       if (failed.length === 0) return null;

@@ -164,6 +164,18 @@ export class MatchQueue {
     return rows.map((r) => ({ id: r.id, game, match: r.match, state: r.state, message: messageOf(r.output) }));
   }
 
+  /** Jobs of a tournament in play (`active`) for longer than `seconds` by the database's clock. */
+  async activeSince(game: string, tournament: string, seconds: number): Promise<QueuedJob[]> {
+    const rows = (
+      await this.pool.query<{ id: string; match: string }>(
+        `SELECT id::text, data->>'match' AS match FROM ${this.schema}.job
+          WHERE name = $1 AND data->>'tournament' = $2 AND state = 'active' AND started_on < now() - make_interval(secs => $3)`,
+        [queueName(game), tournament, seconds],
+      )
+    ).rows;
+    return rows.map((r) => ({ id: r.id, game, match: r.match, state: 'active', message: null }));
+  }
+
   async fetch(games: readonly string[]): Promise<FetchedJob | null> {
     for (const game of games) {
       const [job] = await this.boss.fetch<MatchJob>(queueName(game), { batchSize: 1, includeMetadata: true });

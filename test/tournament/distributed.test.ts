@@ -179,8 +179,16 @@ describe('a tournament on PostgreSQL played by worker processes (issue #19)', ()
       dameRun.child.kill('SIGKILL');
       await dameRun.exit;
       const resumed = cli(['tournament', 'resume', dameId], join(work, 'c'));
-      expect(await resumed.exit, resumed.err()).toBe(0);
-      expect(await miaRun.exit, miaRun.err()).toBe(0);
+      const ended = async (p: Proc, what: string) => {
+        const code = await Promise.race([p.exit, new Promise<'late'>((r) => setTimeout(() => r('late'), 150_000))]);
+        if (code === 'late') {
+          const left = await store.listTournamentMatches(what === 'dame' ? dameId : miaId, { status: 'running' });
+          throw new Error(`the ${what} coordinator did not end; running: ${JSON.stringify(left.map((m) => [m.id, m.worker]))}\n${p.err()}\n${workers.map((w) => w.err()).join('\n')}`);
+        }
+        return code;
+      };
+      expect(await ended(resumed, 'dame'), resumed.err()).toBe(0);
+      expect(await ended(miaRun, 'mia'), miaRun.err()).toBe(0);
       expect(resumed.err()).toMatch(/^\[90\/90\] /m);
 
       // The workers left stop on SIGTERM (idle now; what they still note on records is written first).
