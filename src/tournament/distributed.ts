@@ -15,7 +15,7 @@ import {
   type TournamentProgress,
 } from './coordinator.js';
 import type { TournamentSpec } from './file.js';
-import { LifeLock, type MatchQueue, type QueuedJob } from './queue.js';
+import { LifeLock, pauseFor, type MatchQueue, type QueuedJob } from './queue.js';
 import { swissRound } from './schedule.js';
 import { computeStandings, type MatchResult } from './standings.js';
 
@@ -54,17 +54,6 @@ export interface QueuedRunOptions {
 }
 
 
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 /** A job in play this long whose match is unclaimed (or done) was left by a dead worker. */
 const STALE_JOB_SECONDS = 10;
@@ -254,7 +243,7 @@ export async function runQueuedTournament(store: Records, id: string, options: Q
         log.info('tournament finished');
         return 'finished';
       }
-      await sleep(pollMs, stop.signal);
+      await pauseFor(pollMs, stop.signal);
     }
     if (lost.err !== null) {
       log.error({ err: lost.err }, 'lost the connection to PostgreSQL; the workers go on, resume to watch again');

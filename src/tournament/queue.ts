@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as wait } from 'node:timers/promises';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 
@@ -56,6 +57,10 @@ export function jobsSchema(recordsSchema: string): string {
 }
 
 export const queueName = (game: string): string => `spielhalle.${game}`;
+
+/** Waits `ms`, or less when the signal aborts (never rejects): the polling loops' pause. */
+export const pauseFor = (ms: number, signal: AbortSignal): Promise<void> =>
+  wait(ms, undefined, { signal }).catch(() => undefined);
 
 /** `host:pid:random` — unique even when a pid is reused on a host. */
 export function newWorkerId(): string {

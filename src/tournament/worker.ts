@@ -9,7 +9,7 @@ import type { GameModule } from '../games/types.js';
 import type { TournamentSpec } from './file.js';
 import { annotateRecords, byeResult, playScheduledMatch, type MatchContext, type PlayedMatch } from './play-match.js';
 import { sandboxPrograms, type ProgramFactory } from './programs.js';
-import type { FetchedJob, MatchQueue } from './queue.js';
+import { pauseFor, type FetchedJob, type MatchQueue } from './queue.js';
 import { killLeftoverGroups } from './sandbox.js';
 
 /**
@@ -47,17 +47,6 @@ export interface WorkerOptions {
   onMatch?(event: { tournament: string; match: string; outcome: 'done' | 'discarded' | 'failed' | 'cut' | 'skipped' }): void;
 }
 
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
@@ -270,7 +259,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   try {
     while (!signal.aborted) {
       if (inFlight.size >= concurrency) {
-        await Promise.race([...inFlight, sleep(60_000, signal)]);
+        await Promise.race([...inFlight, pauseFor(60_000, signal)]);
         continue;
       }
       // Each game's queue first in turn, so one game's backlog does not starve another's.
@@ -281,11 +270,11 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         job = await queue.fetch(order);
       } catch (err) {
         log.error({ err }, 'could not take a job from the queue');
-        await sleep(pollMs * 4, signal);
+        await pauseFor(pollMs * 4, signal);
         continue;
       }
       if (job === null) {
-        await sleep(pollMs, signal);
+        await pauseFor(pollMs, signal);
         continue;
       }
       const fetched = job;
