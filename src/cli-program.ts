@@ -224,6 +224,24 @@ export function buildProgram(): Command {
       }
       if (age === null && maxBytes === undefined) throw new UsageError('nothing to prune: give --older-than or --max-mb (the retention settings are 0)');
       const before = age === null ? undefined : Date.now() - age;
+      if (settings.database.url !== '') {
+        // Records in PostgreSQL: by age only; its own (auto)vacuum gives the space back.
+        if (maxBytes !== undefined || opts.vacuum) throw new UsageError('--max-mb and --vacuum are for the SQLite store; with PostgreSQL prune by age (its autovacuum reuses the space)');
+        const { PgRecordStore } = await import('./core/records-pg.js');
+        const pgStore = await PgRecordStore.open({ url: settings.database.url, schema: settings.database.schema, mode: 'write' });
+        try {
+          const r = await pgStore.prune({
+            matchesBefore: opts.wireOnly ? undefined : before,
+            wireBefore: opts.wireOnly ? before : undefined,
+            game: opts.game,
+            dryRun: opts.dryRun === true,
+          });
+          process.stdout.write(`${opts.dryRun ? 'would delete' : 'deleted'} ${r.matches} matches and ${r.wireRows} wire log rows in ${recordsWhere(settings)}\n`);
+        } finally {
+          await pgStore.close();
+        }
+        return;
+      }
       const store = openStore(global, 'write');
       try {
         const r = await store.prune({

@@ -47,13 +47,20 @@ export async function serve(settings: Settings, only: readonly string[] = [], lo
   if (settings.database.url !== '') {
     // Imported only now: a SQLite-only start does not load the PostgreSQL driver.
     const { PgRecordStore } = await import('./core/records-pg.js');
+    let pgStore: import('./core/records-pg.js').PgRecordStore;
     try {
-      store = await PgRecordStore.open({ url: settings.database.url, schema: settings.database.schema, mode: 'serve' });
+      pgStore = await PgRecordStore.open({ url: settings.database.url, schema: settings.database.schema, mode: 'serve' });
+      store = pgStore;
     } catch (err) {
       throw new StartError(`records: cannot open ${recordsWhere(settings)}: ${(err as Error).message}`);
     }
     lifecycle.add({ name: 'record store', stop: () => store.close() });
-    log.info({ database: recordsWhere(settings) }, 'records in PostgreSQL (retention is not applied there)');
+    // Retention by age; the size cap is SQLite's only (a table shrinks only by VACUUM here).
+    lifecycle.add(startRetention(pgStore, { ...settings.records, maxMegabytes: 0 }, log));
+    log.info(
+      { database: recordsWhere(settings) },
+      settings.records.maxMegabytes > 0 ? 'records in PostgreSQL (records.maxMegabytes is not applied there; keepDays and wireKeepDays are)' : 'records in PostgreSQL',
+    );
   } else {
     let sqlite: RecordStore;
     try {

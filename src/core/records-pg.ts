@@ -32,6 +32,7 @@ import type {
   TournamentStatus,
   WireRecord,
 } from './record-types.js';
+import type { PruneOptions, PruneResult } from './records.js';
 
 /**
  * The record store on PostgreSQL (issue #19, setting `database: postgres://…`): the same logical
@@ -153,6 +154,7 @@ export class PgRecordStore implements Records {
   private closed = false;
   private readonly flushMs: number;
   readonly mode: 'serve' | 'write' | 'read';
+  readonly schema: string;
 
   onWriteError: (err: Error) => void = (err) => {
     process.stderr.write(`record store (postgres): write failed: ${err.message}\n`);
@@ -163,6 +165,7 @@ export class PgRecordStore implements Records {
     this.mode = options.mode ?? 'write';
     const schema = options.schema ?? 'public';
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`database schema "${schema}": lower-case letters, digits and _ only`);
+    this.schema = schema;
     this.pool = new Pool({
       connectionString: options.url,
       max: (options.poolSize ?? 4) + 1,
@@ -672,6 +675,70 @@ export class PgRecordStore implements Records {
         [matchId, event.at, event.seat ?? null, event.type, data],
       );
     });
+  }
+
+  /**
+   * Retention on PostgreSQL (`prune`, the serving process's timer): matches that ended before
+   * `matchesBefore` with everything recorded of them, and wire logs of matches that ended before
+   * `wireBefore`, in batches of 500 rows so the games go on writing; running matches are never
+   * touched. `maxBytes` is not applied here: a table's size on disk shrinks only by VACUUM, so
+   * deleting until it drops under a cap would delete everything (PostgreSQL's autovacuum reuses
+   * the space). The sizes reported are the schema's tables and indexes on disk.
+   */
+  async prune(o: PruneOptions): Promise<PruneResult> {
+    this.writable();
+    await this.drain();
+    const bytesBefore = await this.usedBytes();
+    const result: PruneResult = { matches: 0, wireRows: 0, bytesBefore, bytesAfter: bytesBefore };
+    const game = o.game === undefined ? '' : ' AND game = $2';
+    const ended = (before: number, extra = '') =>
+      `SELECT id FROM matches WHERE status <> 'running' AND COALESCE(ended_at, started_at) < $1${game}${extra}`;
+    const args = (before: number) => (o.game === undefined ? [before] : [before, o.game]);
+    const count = async (sql: string, values: unknown[]): Promise<number> =>
+      Number((await this.pool.query<{ n: string }>(sql, values)).rows[0]?.n ?? 0);
+    if (o.matchesBefore !== undefined) {
+      const before = o.matchesBefore;
+      if (o.dryRun) {
+        result.matches += await count(`SELECT COUNT(*) AS n FROM (${ended(before)}) m`, args(before));
+        result.wireRows += await count(`SELECT COUNT(*) AS n FROM wire WHERE match_id IN (${ended(before)})`, args(before));
+      } else
+        for (;;) {
+          const n = await this.transaction(async (c) => {
+            const ids = (await c.query<{ id: string }>(`DELETE FROM matches WHERE id IN (${ended(before)} ORDER BY started_at LIMIT 500) RETURNING id`, args(before))).rows.map((r) => r.id);
+            if (ids.length > 0) result.wireRows += (await c.query('DELETE FROM wire WHERE match_id = ANY($1::text[])', [ids])).rowCount ?? 0;
+            return ids.length;
+          });
+          result.matches += n;
+          if (n === 0) break;
+        }
+    }
+    if (o.wireBefore !== undefined) {
+      const before = o.wireBefore;
+      const loose = `FROM wire WHERE match_id IS NULL AND at < $1${game}`;
+      if (o.dryRun) {
+        result.wireRows += await count(`SELECT COUNT(*) AS n FROM wire WHERE match_id IN (${ended(before)})`, args(before));
+        result.wireRows += await count(`SELECT COUNT(*) AS n ${loose}`, args(before));
+      } else {
+        for (;;) {
+          const r = await this.pool.query(`DELETE FROM wire WHERE id IN (SELECT id FROM wire WHERE match_id IN (${ended(before)}) LIMIT 500)`, args(before));
+          result.wireRows += r.rowCount ?? 0;
+          if ((r.rowCount ?? 0) === 0) break;
+        }
+        result.wireRows += (await this.pool.query(`DELETE ${loose}`, args(before))).rowCount ?? 0;
+      }
+    }
+    result.bytesAfter = await this.usedBytes();
+    return result;
+  }
+
+  /** Bytes on disk of this schema's tables with their indexes and TOAST. */
+  async usedBytes(): Promise<number> {
+    const r = await this.pool.query<{ bytes: string | null }>(
+      `SELECT SUM(pg_total_relation_size(c.oid))::text AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND c.relkind = 'r'`,
+      [this.schema],
+    );
+    return Number(r.rows[0]?.bytes ?? 0);
   }
 
   async close(): Promise<void> {

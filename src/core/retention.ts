@@ -1,6 +1,6 @@
 import type { Stoppable } from './lifecycle.js';
 import type { Logger } from './log.js';
-import type { PruneOptions, PruneResult, RecordStore } from './records.js';
+import type { PruneOptions, PruneResult } from './records.js';
 
 /**
  * Retention: the serving process prunes the record store on a timer, so that a server left
@@ -39,7 +39,7 @@ export function parseAge(text: string): number | null {
 }
 
 export function startRetention(
-  store: RecordStore,
+  store: { prune(o: PruneOptions): Promise<PruneResult> },
   settings: RetentionSettings,
   log: Logger,
   o: { firstDelayMs?: number; now?: () => number } = {},

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Records } from '../../src/core/record-backend.js';
-import { RecordStore } from '../../src/core/records.js';
+import { RecordStore, type PruneOptions, type PruneResult } from '../../src/core/records.js';
 import { PgRecordStore } from '../../src/core/records-pg.js';
 
 /**
@@ -289,6 +289,40 @@ describe.each(['sqlite', 'postgres'] as const)('record store on %s', (kind) => {
     expect(await store.getMatch(b)).toMatchObject({ status: 'finished' });
     expect(await store.liveRecordsOf('t-1/1-0')).toEqual([]);
     expect(await store.liveRecordsOf('t-1/1-1')).toEqual([c]);
+    await store.close();
+  });
+
+  it('prunes by age: wire logs only, then whole matches, never a running one; a dry run counts the same', async () => {
+    const { store } = await open();
+    const pruner = store as unknown as { prune(o: PruneOptions): Promise<PruneResult> };
+    const old = store.startMatch({ game: 'dame', startedAt: 1_000, seats });
+    store.addWire({ matchId: old, game: 'dame', conn: 'c1', at: 1_001, dir: 'in', data: 'PLAY C3:D4' });
+    store.addWire({ matchId: old, game: 'dame', conn: 'c1', at: 1_002, dir: 'out', data: '+ MOVEOK' });
+    store.finishMatch(old, { status: 'finished', endedAt: 2_000, result: { winner: 'bot' } });
+    const stuck = store.startMatch({ game: 'dame', startedAt: 500, seats });
+    const fresh = store.startMatch({ game: 'dame', startedAt: 9_000, seats });
+    store.addWire({ matchId: fresh, game: 'dame', conn: 'c2', at: 9_001, dir: 'in', data: 'HELLO' });
+    store.finishMatch(fresh, { status: 'finished', endedAt: 9_500, result: { winner: 'alice' } });
+    store.addWire({ matchId: null, game: 'dame', conn: 'c9', at: 100, dir: 'in', data: 'garbage' });
+    await store.drain();
+
+    const wireDry = await pruner.prune({ wireBefore: 5_000, dryRun: true });
+    expect(wireDry.matches).toBe(0);
+    expect(wireDry.wireRows).toBeGreaterThanOrEqual(2);
+    expect((await store.getMatch(old))?.wire).toHaveLength(2);
+    const wire = await pruner.prune({ wireBefore: 5_000 });
+    expect(wire).toMatchObject({ matches: 0, wireRows: wireDry.wireRows });
+    expect(await store.getMatch(old)).toMatchObject({ status: 'finished', wire: [] });
+    expect((await store.getMatch(fresh))?.wire.map((w) => w.data)).toEqual(['HELLO']);
+
+    expect(await pruner.prune({ matchesBefore: 5_000, game: 'mia' })).toMatchObject({ matches: 0 });
+    const dry = await pruner.prune({ matchesBefore: 5_000, dryRun: true });
+    expect(dry.matches).toBe(1);
+    expect(await store.getMatch(old)).not.toBeNull();
+    expect(await pruner.prune({ matchesBefore: 5_000 })).toMatchObject({ matches: 1 });
+    expect(await store.getMatch(old)).toBeNull();
+    expect(await store.getMatch(stuck)).toMatchObject({ status: 'running' });
+    expect(await store.getMatch(fresh)).toMatchObject({ status: 'finished' });
     await store.close();
   });
 
