@@ -31,18 +31,23 @@ export interface StartupRun {
 
 const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `count` ports that were free a moment ago for TCP and UDP alike, each with a free neighbour above it. */
+/**
+ * `count` ports that were free a moment ago for TCP and UDP alike, each with a free neighbour
+ * above it. Picked at random *below* Linux's ephemeral range (32768–60999): a port the kernel hands
+ * out for `listen(0)` or an outgoing connection of a test running beside this one could otherwise
+ * take it between this probe and the server's bind (seen: EADDRINUSE with the worker tests' many
+ * PostgreSQL connections and loopback servers running in parallel).
+ */
 export async function freePorts(count: number, host = '127.0.0.1'): Promise<number[]> {
   const out: number[] = [];
   while (out.length < count) {
-    const port = await new Promise<number>((resolve, reject) => {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const tcpFree = await new Promise<boolean>((resolve) => {
       const s = createServer();
-      s.once('error', reject);
-      s.listen(0, host, () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
+      s.once('error', () => resolve(false));
+      s.listen(port, host, () => s.close(() => resolve(true)));
     });
+    if (!tcpFree) continue;
     // The Connect Four sparring bot binds port + 1: keep every pick and its neighbour distinct.
     if (out.some((p) => Math.abs(p - port) <= 1)) continue;
     if (!(await udpFree(port, host)) || !(await udpFree(port + 1, host))) continue;
