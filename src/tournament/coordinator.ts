@@ -160,6 +160,29 @@ export function swissHistory(results: readonly MatchResult[]): SwissGame[] {
   }));
 }
 
+/** Matches in the whole tournament: those scheduled, and for Swiss the rounds still to pair. */
+export function expectedTotal(spec: TournamentSpec, matches: readonly TournamentMatchRecord[]): number {
+  if (spec.format !== 'swiss') return matches.length;
+  const perRound = matches.filter((m) => m.round === 1).length;
+  const scheduledRounds = Math.max(0, ...matches.map((m) => m.round));
+  return matches.length + perRound * Math.max(0, spec.rounds - scheduledRounds);
+}
+
+/** Swiss: once every scheduled round is done, pairs the next from the results so far; whether it did. */
+export async function pairNextSwissRound(
+  store: Records,
+  id: string,
+  spec: TournamentSpec,
+  results: readonly MatchResult[],
+): Promise<boolean> {
+  if (spec.format !== 'swiss') return false;
+  const matches = await store.listTournamentMatches(id);
+  const round = Math.max(0, ...matches.map((m) => m.round));
+  if (round >= spec.rounds || matches.some((m) => m.status !== 'done')) return false;
+  await store.addTournamentMatches(id, swissRound(spec, round + 1, swissHistory(results)));
+  return true;
+}
+
 /** Whether the pid of a `host:pid` worker on this host is a live process other than this one. */
 function otherLiveWorker(worker: string | null): boolean {
   if (worker === null) return false;
@@ -254,14 +277,8 @@ export async function runTournament(
     doneThisRun: number;
     known: number;
   }): Promise<TournamentProgress> => {
-    const matches = await store.listTournamentMatches(id);
+    const total = expectedTotal(spec, await store.listTournamentMatches(id));
     const { done, elapsedMs, doneThisRun } = at;
-    let total = matches.length;
-    if (spec.format === 'swiss') {
-      const perRound = matches.filter((m) => m.round === 1).length;
-      const scheduledRounds = Math.max(0, ...matches.map((m) => m.round));
-      total += perRound * Math.max(0, spec.rounds - scheduledRounds);
-    }
     const perMinute = elapsedMs > 0 ? (doneThisRun * 60_000) / elapsedMs : 0;
     const leader =
       at.known > 0
@@ -340,11 +357,7 @@ export async function runTournament(
 
   /** Swiss: once a round is all done, the next one from the results so far. */
   const nextRound = async (): Promise<boolean> => {
-    if (spec.format !== 'swiss') return false;
-    const matches = await store.listTournamentMatches(id);
-    const round = Math.max(0, ...matches.map((m) => m.round));
-    if (round >= spec.rounds || matches.some((m) => m.status !== 'done')) return false;
-    await store.addTournamentMatches(id, swissRound(spec, round + 1, swissHistory(results)));
+    if (!(await pairNextSwissRound(store, id, spec, results))) return false;
     queue.push(...(await store.listTournamentMatches(id, { status: 'pending' })));
     return queue.length > 0;
   };

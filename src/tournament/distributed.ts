@@ -7,8 +7,9 @@ import {
   checkEntrants,
   DEFAULT_LEASE_SECONDS,
   DEFAULT_RETRY_LIMIT,
+  expectedTotal,
   firstMatches,
-  swissHistory,
+  pairNextSwissRound,
   tournamentResults,
   tournamentSupport,
   type RunOutcome,
@@ -16,7 +17,6 @@ import {
 } from './coordinator.js';
 import type { TournamentSpec } from './file.js';
 import { LifeLock, pauseFor, type MatchQueue, type QueuedJob } from './queue.js';
-import { swissRound } from './schedule.js';
 import { computeStandings, type MatchResult } from './standings.js';
 
 /**
@@ -166,11 +166,7 @@ export async function runQueuedTournament(store: Records, id: string, options: Q
 
     /** Swiss: once a round is all done, the next one from the results so far. */
     const nextRound = async (): Promise<boolean> => {
-      if (spec.format !== 'swiss') return false;
-      const matches = await store.listTournamentMatches(id);
-      const round = Math.max(0, ...matches.map((m) => m.round));
-      if (round >= spec.rounds || matches.some((m) => m.status !== 'done')) return false;
-      await store.addTournamentMatches(id, swissRound(spec, round + 1, swissHistory(await tournamentResults(store, id))));
+      if (!(await pairNextSwissRound(store, id, spec, await tournamentResults(store, id)))) return false;
       await queueMissing();
       return true;
     };
@@ -186,12 +182,7 @@ export async function runQueuedTournament(store: Records, id: string, options: Q
     const progress = async (done: number, total: number, finished: MatchResult | undefined): Promise<TournamentProgress> => {
       const elapsedMs = now() - startedAt;
       const perMinute = elapsedMs > 0 ? ((done - doneAtStart) * 60_000) / elapsedMs : 0;
-      let all = total;
-      if (spec.format === 'swiss') {
-        const matches = await store.listTournamentMatches(id);
-        const perRound = matches.filter((m) => m.round === 1).length;
-        all += perRound * Math.max(0, spec.rounds - Math.max(0, ...matches.map((m) => m.round)));
-      }
+      const all = spec.format === 'swiss' ? expectedTotal(spec, await store.listTournamentMatches(id)) : total;
       return {
         id,
         done,
