@@ -535,7 +535,15 @@ export class Hall {
     const started = new Promise<string>((resolve, reject) =>
       lobby.waiters.push((id) => (id === null ? reject(new Error('the game of house bots did not start')) : resolve(id))),
     );
-    this.addBots(lobby, players, seats);
+    try {
+      this.addBots(lobby, players, seats);
+    } catch (err) {
+      // A bot failed while joining: call the game off (its waiter rejects `started`, which the
+      // caller handles) rather than leave a lobby that never starts and rejects at stop().
+      this.o.log.warn({ lobby: lobby.id, err: (err as Error).message }, 'house bot game could not be seated');
+      if (this.lobbies.includes(lobby)) this.cancel(lobby, TEXT.internalError);
+      else for (const w of lobby.waiters.splice(0)) w(null);
+    }
     return started;
   }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SpectatorEvent } from '../../../src/core/game-server.js';
+import { HouseBot } from '../../../src/games/catan/house-bot.js';
 import { act, botClients, exampleOptions, exampleStart, fehler, hello, OK, startServer, type TestServer } from './harness.js';
 import { RawClient } from './tcp.js';
 
@@ -291,6 +292,29 @@ describe('house bots', () => {
     expect(t.server.snapshot().recent[0]).toMatchObject({ id, status: 'finished', reason: 'won' });
     t.store.flush();
     expect(t.store.getMatch(id)!.seats.map((s) => s.kind)).toEqual(['bot', 'bot', 'bot', 'bot']);
+  });
+
+  it('calls off a game of house bots whose bot fails while joining, and plays the next one', async () => {
+    t = await startServer({ seed: 'house-fault' });
+    const original = HouseBot.prototype.deliver;
+    let fired = false;
+    const spy = vi.spyOn(HouseBot.prototype, 'deliver').mockImplementation(function (this: HouseBot, ...args) {
+      if (!fired) {
+        fired = true;
+        throw new Error('injected fault');
+      }
+      return original.apply(this, args);
+    });
+    try {
+      await expect(t.server.startGameWithBots(4)).rejects.toThrow('the game of house bots did not start');
+      expect(fired).toBe(true);
+      // No lobby is left behind to hold a seat of maxGames or to reject again at stop().
+      expect(t.server.snapshot().lobbies).toEqual([]);
+      const id = await t.server.startGameWithBots(4);
+      expect(t.server.snapshot().matches.map((m) => m.id)).toEqual([id]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('fills the empty seats of a lobby with bots, on request or after botFillMs', async () => {
