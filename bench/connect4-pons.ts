@@ -2,7 +2,7 @@
  * `spielhalle solve` against Pascal Pons' C++ solver, measured in the same run (issue 20).
  *
  *   npx tsx bench/connect4-pons.ts [--pons PATH] [--sets all|L3_R1,…] [--runs 3] [--threads 1,2]
- *       [--table-log 24] [--empty]
+ *       [--tables fixed,grow] [--table-log 24] [--empty] [--startup N] [--keep-env]
  *
  * Pons' solver is not part of the repository: build his final version yourself, outside it, e.g.
  * `g++ -O3 -march=native -std=c++11 -DNDEBUG -o /tmp/pons/c4solver main.cpp Solver.cpp` in a
@@ -12,9 +12,12 @@
  * Per set (the fixtures in test/fixtures/connect4/), `--runs` rounds, each running Pons, then ours
  * with every thread count, one after the other (interleaved, so that the machine's load hits all of
  * them alike); the table shows the median round:
- * - fresh process: `node dist/cli.js solve --no-book --table-log 24 --threads T --stats` on the
- *   set's moves, one table for the whole set (as Pons' `c4solver`, which keeps his 2^24-slot table
- *   and finds no book in an empty working directory). Process CPU and wall come from
+ * - fresh process: `node dist/cli.js solve --no-book --table-log 24 --threads T --stats` (table
+ *   "fixed": 2^24 slots from the start, exactly Pons' nodes with one thread) and `node dist/cli.js
+ *   solve --no-book --threads T --stats` (table "grow": solve's default, 2^17 slots growing to
+ *   2^23 as the searches fill it) on the set's moves, one table for the whole set (as Pons'
+ *   `c4solver`, which keeps his 2^24-slot table and finds no book in an empty working directory).
+ *   Process CPU and wall come from
  *   /usr/bin/time; "µs/pos" is the process CPU net of the same program on empty input (start-up
  *   and table allocation), divided by the positions — the solving alone, for both programs.
  * - warm: in this process, the set solved once to warm up, the table emptied, then timed.
@@ -30,13 +33,17 @@
  * the whole program (`solve --help`): wall ms, minimum and median.
  *
  * The machine's load average goes with every row: the wall times are only as good as it was quiet.
+ *
+ * Our processes run without NODE_EXTRA_CA_CERTS (unless --keep-env): with it, Node reads and
+ * parses that certificate bundle before it runs anything, ~40 ms of every start on this machine,
+ * whose environment sets it for every process; Pons' solver does not care.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Position, Solver } from '../src/games/connect4/solver/index.js';
+import { GROW_FROM, Position, Solver } from '../src/games/connect4/solver/index.js';
 
 function flag(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -60,6 +67,11 @@ const sets = (setsFlag === 'all' ? Object.keys(SET_NAMES) : setsFlag.split(','))
 const runs = Number(flag('runs', '3'));
 const threadCounts = flag('threads', '1,2').split(',').map(Number);
 const tableLog = Number(flag('table-log', '24'));
+type Table = 'fixed' | 'grow';
+const tables = flag('tables', 'fixed,grow').split(',').filter((t): t is Table => t === 'fixed' || t === 'grow');
+const variants = tables.flatMap((table) => threadCounts.map((threads) => ({ table, threads, key: `${table}${threads}` })));
+const childEnv = { ...process.env };
+if (!process.argv.includes('--keep-env')) delete childEnv.NODE_EXTRA_CA_CERTS;
 const ponsFlag = flag('pons', process.env.PONS_C4SOLVER ?? '');
 const pons = ponsFlag !== '' && existsSync(ponsFlag) ? ponsFlag : null;
 const work = mkdtempSync(join(tmpdir(), 'c4-pons-'));
@@ -83,8 +95,8 @@ function timed(cmd: string, args: string[], inputFile: string): Run {
   const timeFile = join(work, 'time');
   const started = performance.now();
   const r = haveTime
-    ? spawnSync('/usr/bin/time', ['-o', timeFile, '-f', '%e %U %S', cmd, ...args], { cwd: work, input: readFileSync(inputFile), encoding: 'utf8', maxBuffer: 1 << 26 })
-    : spawnSync(cmd, args, { cwd: work, input: readFileSync(inputFile), encoding: 'utf8', maxBuffer: 1 << 26 });
+    ? spawnSync('/usr/bin/time', ['-o', timeFile, '-f', '%e %U %S', cmd, ...args], { cwd: work, env: childEnv, input: readFileSync(inputFile), encoding: 'utf8', maxBuffer: 1 << 26 })
+    : spawnSync(cmd, args, { cwd: work, env: childEnv, input: readFileSync(inputFile), encoding: 'utf8', maxBuffer: 1 << 26 });
   const wallMs = performance.now() - started;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
   let cpuMs = NaN;
@@ -95,7 +107,15 @@ function timed(cmd: string, args: string[], inputFile: string): Run {
   return { wallMs, cpuMs, stdout: r.stdout, stderr: r.stderr };
 }
 
-const ours = (threads: number): string[] => [cli, 'solve', '--no-book', '--table-log', String(tableLog), '--threads', String(threads), '--stats'];
+const ours = (table: Table, threads: number): string[] => [
+  cli,
+  'solve',
+  '--no-book',
+  ...(table === 'fixed' ? ['--table-log', String(tableLog)] : []),
+  '--threads',
+  String(threads),
+  '--stats',
+];
 
 function checkScores(out: string, cases: [string, number][], who: string): number {
   const lines = out.trim().split('\n');
@@ -114,10 +134,10 @@ const empty = join(work, 'empty.in');
 writeFileSync(empty, '');
 /** Start-up of each program (median of 3): subtracted from the process CPU for µs/pos. */
 const startCpu = new Map<string, number>();
-for (const who of [...(pons ? ['pons'] : []), ...threadCounts.map((t) => `ours${t}`)]) {
+for (const who of [...(pons ? [null] : []), ...variants]) {
   const samples: number[] = [];
-  for (let i = 0; i < 3; i++) samples.push(who === 'pons' ? timed(pons!, [], empty).cpuMs : timed(process.execPath, ours(Number(who.slice(4))), empty).cpuMs);
-  startCpu.set(who, median(samples));
+  for (let i = 0; i < 3; i++) samples.push(who === null ? timed(pons!, [], empty).cpuMs : timed(process.execPath, ours(who.table, who.threads), empty).cpuMs);
+  startCpu.set(who?.key ?? 'pons', median(samples));
 }
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
@@ -138,19 +158,19 @@ for (const set of sets) {
   const movesFile = join(work, `${set}.in`);
   writeFileSync(movesFile, cases.map(([m]) => m).join('\n') + '\n');
   const results = new Map<string, Run[]>();
-  const nodes = new Map<number, { main: number; helper: number }>();
+  const nodes = new Map<string, { main: number; helper: number }>();
   for (let r = 0; r < runs; r++) {
     if (pons) {
       const run = timed(pons, [], movesFile);
       checkScores(run.stdout, cases, `Pons on ${set}`);
       results.set('pons', [...(results.get('pons') ?? []), run]);
     }
-    for (const t of threadCounts) {
-      const run = timed(process.execPath, ours(t), movesFile);
-      checkScores(run.stdout, cases, `ours (${t} threads) on ${set}`);
-      results.set(`ours${t}`, [...(results.get(`ours${t}`) ?? []), run]);
+    for (const v of variants) {
+      const run = timed(process.execPath, ours(v.table, v.threads), movesFile);
+      checkScores(run.stdout, cases, `ours (${v.table} table, ${v.threads} threads) on ${set}`);
+      results.set(v.key, [...(results.get(v.key) ?? []), run]);
       const total = /stats: total \d+ positions, (\d+) nodes, (\d+) helper nodes/.exec(run.stderr);
-      nodes.set(t, { main: Number(total?.[1]), helper: Number(total?.[2]) });
+      nodes.set(v.key, { main: Number(total?.[1]), helper: Number(total?.[2]) });
     }
     process.stderr.write(`${set}: round ${r + 1} of ${runs} done (load ${load()})\n`);
   }
@@ -160,13 +180,13 @@ for (const set of sets) {
   // Within /usr/bin/time's 10 ms resolution of his start-up: too small to divide by.
   const ponsNet = ponsCpu - (startCpu.get('pons') ?? NaN);
   const ponsPer = ponsNet >= 20 ? (ponsNet * 1000) / cases.length : NaN;
-  for (const t of threadCounts) {
-    const own = results.get(`ours${t}`)!;
+  for (const { table, threads: t, key } of variants) {
+    const own = results.get(key)!;
     const cpu = median(own.map((x) => x.cpuMs));
     const wall = median(own.map((x) => x.wallMs));
-    const per = ((cpu - startCpu.get(`ours${t}`)!) * 1000) / cases.length;
+    const per = ((cpu - startCpu.get(key)!) * 1000) / cases.length;
     // Warm: this process, after a pass over the set, the table emptied.
-    const solver = new Solver({ tableLog, threads: t, splitAfter: 4096, book: null });
+    const solver = new Solver(table === 'fixed' ? { tableLog, threads: t, splitAfter: 4096, book: null } : { growFrom: GROW_FROM, threads: t, splitAfter: 4096, book: null });
     const positions = cases.map(([m]) => Position.ofMoves(Array.from(m, Number)));
     for (const p of positions) solver.solve(p);
     solver.reset();
@@ -177,9 +197,9 @@ for (const set of sets) {
     const warmWall = ((performance.now() - w0) * 1000) / cases.length;
     const warmCpu = (c1.user + c1.system) / cases.length;
     solver.close();
-    const n = nodes.get(t)!;
+    const n = nodes.get(key)!;
     rows.push(
-      `| ${SET_NAMES[set]} (${set}) | ${t} | ${cases.length} | ${cases.length} | ${fmt(n.main / cases.length)} | ${fmt(n.helper / cases.length)} | ` +
+      `| ${SET_NAMES[set]} (${set}) | ${table} | ${t} | ${cases.length} | ${cases.length} | ${fmt(n.main / cases.length)} | ${fmt(n.helper / cases.length)} | ` +
         `${fmt(cpu)} / ${fmt(wall)} | ${fmt(per, 1)} | ${fmt(warmCpu, 1)} / ${fmt(warmWall, 1)} | ` +
         `${fmt(ponsCpu)} / ${fmt(ponsWall)} | ${fmt(ponsPer, 1)} | ${fmt(cpu / ponsCpu, 2)} | ${fmt(wall / ponsWall, 2)} | ${fmt(per / ponsPer, 2)} | ${load1()} |`,
     );
@@ -188,10 +208,10 @@ for (const set of sets) {
 
 const lines = [
   header,
-  `ours: node dist/cli.js solve --no-book --table-log ${tableLog} --threads T --stats (fresh process per set, one table per set); Pons: ${pons ?? '(not given)'}; median of ${runs} interleaved rounds`,
+  `ours: node dist/cli.js solve --no-book [--table-log ${tableLog}: table fixed] --threads T --stats (fresh process per set, one table per set${childEnv.NODE_EXTRA_CA_CERTS === undefined ? ', without NODE_EXTRA_CA_CERTS' : ''}); Pons: ${pons ?? '(not given)'}; median of ${runs} interleaved rounds`,
   '',
-  '| set | threads | positions | exact | mean nodes | mean helper nodes | ours process CPU / wall ms | ours µs/pos (CPU, net of start) | ours warm µs/pos CPU / wall | Pons process CPU / wall ms | Pons µs/pos | CPU ratio | wall ratio | µs/pos ratio | load |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| set | table | threads | positions | exact | mean nodes | mean helper nodes | ours process CPU / wall ms | ours µs/pos (CPU, net of start) | ours warm µs/pos CPU / wall | Pons process CPU / wall ms | Pons µs/pos | CPU ratio | wall ratio | µs/pos ratio | load |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows,
 ];
 
@@ -205,10 +225,10 @@ if (process.argv.includes('--empty')) {
     ponsWall = run.wallMs;
     lines.push(`| Pons | ${run.stdout.trim()} | | | ${fmt(run.cpuMs / 1000, 1)} | ${fmt(run.wallMs / 1000, 1)} | 1.00 |`);
   }
-  for (const t of threadCounts) {
-    const run = timed(process.execPath, [...ours(t), ''], empty);
+  for (const { table, threads: t } of variants) {
+    const run = timed(process.execPath, [...ours(table, t), ''], empty);
     const s = /stats: - (\d+) (\d+)/.exec(run.stderr);
-    lines.push(`| ours, ${t} thread(s) | ${run.stdout.trim()} | ${s?.[1] ?? '?'} | ${s?.[2] ?? '?'} | ${fmt(run.cpuMs / 1000, 1)} | ${fmt(run.wallMs / 1000, 1)} | ${fmt(run.wallMs / ponsWall, 2)} |`);
+    lines.push(`| ours, ${table} table, ${t} thread(s) | ${run.stdout.trim()} | ${s?.[1] ?? '?'} | ${s?.[2] ?? '?'} | ${fmt(run.cpuMs / 1000, 1)} | ${fmt(run.wallMs / 1000, 1)} | ${fmt(run.wallMs / ponsWall, 2)} |`);
   }
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -11,10 +11,11 @@ import { fileURLToPath } from 'node:url';
  */
 export async function main(argv: string[]): Promise<number> {
   if (argv[2] === 'solve') {
-    // The solver's core compiles on a background thread meanwhile (solve-main waits for it).
-    const core = import('./games/connect4/solver/search-wasm.js').then((m) => m.precompile());
-    const { solveMain } = await import('./games/connect4/solve-main.js');
-    const code = await solveMain(argv.slice(3), core);
+    // The build's bundle of the solve entry (scripts/build.mjs); from the sources, the entry itself.
+    const bundle = new URL('./solve.js', import.meta.url);
+    type Entry = typeof import('./solve-entry.js');
+    const entry = existsSync(bundle) ? ((await import(bundle.href)) as Entry) : await import('./solve-entry.js');
+    const code = await entry.quickSolve(argv.slice(3));
     if (code !== null) {
       if (code !== 0) process.exitCode = code;
       return code;

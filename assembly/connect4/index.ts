@@ -22,11 +22,16 @@ import {
   C_SHARE,
   C_STOP,
   C_WEAK,
+  canGrow,
   CLAIM_LOG,
   CLAIMS,
   CONTROL,
+  followLayout,
   generation,
+  growTable,
+  layoutWord,
   NO_SCORE,
+  publishedLayout,
   scratchBase,
   tableBase,
   tableSize,
@@ -133,15 +138,32 @@ const HELPER_REPORT: u64 = 1 << 16;
       reported = count;
     }
     if (stop) unreachable();
+    // The main search grew the table: probe and store with its new size from now on.
+    if (publishedLayout() != layoutWord()) followLayout();
     return;
   }
   nextCheck = count + mainInterval;
+  if (canGrow()) {
+    // This solve has run GROW_AFTER times more nodes than the table has slots (since it began or
+    // the table last grew): it needs a larger table. Not counted across solves: a set of short
+    // solves keeps its small table, whose probes stay in the caches.
+    const since = grownAt > solveStart ? grownAt : solveStart;
+    if (count > since && count - since > tableSize * GROW_AFTER) {
+      growTable();
+      grownAt = count;
+    }
+  }
   if (atomic.load<i32>(CONTROL + C_DONE) != 0) unreachable();
   checkpoint(<f64>count);
 }
 
 /** Nodes between two checks of the main search: CHECK_INTERVAL, less while helpers work with it. */
 let mainInterval: u64 = CHECK_INTERVAL;
+/** The main search's node count when the table last grew, and when the current solve began. */
+let grownAt: u64 = 0;
+let solveStart: u64 = 0;
+/** How many times its slots a solve's nodes may be before the table grows (memory.ts growTable). */
+const GROW_AFTER: u64 = 4;
 /** A helper's node count when it last added to C_HELPER_NODES. */
 let reported: u64 = 0;
 
@@ -150,6 +172,19 @@ export function setCheckInterval(interval: f64): void {
   mainInterval = <u64>interval;
   const at = nodes + mainInterval;
   if (nextCheck > at) nextCheck = at;
+}
+
+/** The table's slots now (it may grow, memory.ts growTable). */
+export function tableSlots(): f64 {
+  return <f64>tableSize;
+}
+
+/** Grows the table now, as a solve that outgrows it does (reachCheck); false at its largest size. */
+export function growNow(): bool {
+  if (!canGrow()) return false;
+  growTable();
+  grownAt = nodes;
+  return true;
 }
 
 /** Where the control block is (memory.ts), for the JavaScript side. */
@@ -344,6 +379,7 @@ export function probe(curLo: i32, curHi: i32, maskLo: i32, maskHi: i32, n: i32, 
  * [min, max] with a null window, biased towards 0, until min = max. `weak` only tells the sign.
  */
 export function solve(curLo: i32, curHi: i32, maskLo: i32, maskHi: i32, n: i32, weak: bool): i32 {
+  solveStart = nodes;
   const cur = join(curLo, curHi);
   const mask = join(maskLo, maskHi);
   if (canWinNext(cur, mask)) return (CELLS + 1 - n) >> 1;

@@ -4,8 +4,11 @@
 // the opening book's hash table (from bookReset). Nothing is ever freed. Everything lives above
 // __heap_base, so that no data segment of a helper's instantiation writes over it.
 
-/** Table slots: the smallest prime ≥ 2^logSize (Pons). */
+/** Table slots: the smallest prime ≥ 2^tableLog (Pons). */
 export let tableSize: u64 = 0;
+/** The table's size now (log2, rounded up to the prime) and the most it may grow to (growTable). */
+export let tableLog: i32 = 0;
+let tableMaxLog: i32 = 0;
 /** Byte address of slot 0; a slot is 8 bytes: the low 32 key bits, the value, the generation. */
 export let tableBase: usize = 0;
 
@@ -37,12 +40,16 @@ export const C_WEAK: usize = 24;
 export const C_CUR: usize = 32;
 export const C_MASK: usize = 40;
 /** The layout values of this file, copied into a helper's globals at the start of a job. */
-const C_TABLE_SIZE: usize = 48;
+/** (48: unused; the table's size goes in C_LAYOUT.) */
 const C_TABLE_BASE: usize = 56;
 const C_BOOK_BASE: usize = 60;
 const C_BOOK_SLOTS: usize = 64;
 const C_BOOK_DEPTH: usize = 68;
-const C_GENERATION: usize = 72;
+/**
+ * u64: the table's generation (bits 40–63) with its size's log2 (bits 0–7), in one word so that a
+ * helper reads both at once (growTable changes both while helpers may be searching).
+ */
+const C_LAYOUT: usize = 72;
 /** u64: negamax calls of the helpers (added at the end of each of their jobs). */
 export const C_HELPER_NODES: usize = 80;
 /** i32: the job's shareBelow (index.ts); i32: nonzero if helpers also rotate their root moves. */
@@ -80,17 +87,52 @@ function isPrime(n: u64): bool {
   return true;
 }
 
-/** Sets the table up (once per instance); returns its slot count, or 0 if memory ran out. */
-export function initTable(logSize: i32): f64 {
-  let size: u64 = <u64>1 << (<u64>logSize);
+/** The smallest prime ≥ 2^log. */
+function slotsFor(log: i32): u64 {
+  let size: u64 = <u64>1 << (<u64>log);
   while (!isPrime(size)) size++;
+  return size;
+}
+
+/**
+ * Sets the table up (once per instance): 2^startLog slots (rounded up to a prime) now, growing
+ * toward 2^logSize as the search fills it (growTable); startLog ≥ logSize gives the fixed table of
+ * 2^logSize slots. The memory for the largest size is reserved at once, but a page of it costs a
+ * page fault only when first written, so a small table makes a fresh process's short solves cheap.
+ * Returns the largest slot count, or 0 if memory ran out.
+ */
+export function initTable(logSize: i32, startLog: i32): f64 {
+  const most = slotsFor(logSize);
   const base = CLAIMS + CLAIM_BYTES;
-  if (!reserve(base + <usize>(size << 3))) return 0;
-  tableSize = size;
+  if (!reserve(base + <usize>(most << 3))) return 0;
+  tableMaxLog = logSize;
+  tableLog = startLog < logSize ? startLog : logSize;
+  tableSize = tableLog == logSize ? most : slotsFor(tableLog);
   tableBase = base;
-  bookBase = base + <usize>(size << 3);
+  bookBase = base + <usize>(most << 3);
   publish();
-  return <f64>size;
+  return <f64>most;
+}
+
+/** Steps of growTable: 2^2 times the slots each time. */
+const GROW_STEP: i32 = 2;
+
+/** Whether growTable would make the table larger. */
+export function canGrow(): bool {
+  return tableLog < tableMaxLog;
+}
+
+/**
+ * Makes the table 2^GROW_STEP times larger (at most its largest size), emptied: an entry's slot
+ * depends on the size and keeps only 32 key bits, so no entry can move; the new generation makes
+ * every old one count as empty (a thread still on the old layout stores entries nobody on the new
+ * one can take for its own). Main instance only.
+ */
+export function growTable(): void {
+  tableLog = tableLog + GROW_STEP < tableMaxLog ? tableLog + GROW_STEP : tableMaxLog;
+  tableSize = slotsFor(tableLog);
+  nextGeneration();
+  publish();
 }
 
 /**
@@ -108,12 +150,11 @@ export function touchTable(): void {
 
 /** Writes the layout values into the control block (main instance, after each change). */
 function publish(): void {
-  store<u64>(CONTROL + C_TABLE_SIZE, tableSize);
   store<u32>(CONTROL + C_TABLE_BASE, <u32>tableBase);
   store<u32>(CONTROL + C_BOOK_BASE, <u32>bookBase);
   store<u32>(CONTROL + C_BOOK_SLOTS, bookSlots);
   store<i32>(CONTROL + C_BOOK_DEPTH, bookDepth);
-  store<u64>(CONTROL + C_GENERATION, generation);
+  atomic.store<u64>(CONTROL + C_LAYOUT, generation | <u64>tableLog);
 }
 
 /** A helper instance: its thread number (1…MAX_THREADS − 1) picks its own move lists. */
@@ -124,12 +165,38 @@ export function attachThread(index: i32): void {
 
 /** A helper takes the main instance's layout values (at the start of every job). */
 export function adopt(): void {
-  tableSize = load<u64>(CONTROL + C_TABLE_SIZE);
   tableBase = <usize>load<u32>(CONTROL + C_TABLE_BASE);
   bookBase = <usize>load<u32>(CONTROL + C_BOOK_BASE);
   bookSlots = load<u32>(CONTROL + C_BOOK_SLOTS);
   bookDepth = load<i32>(CONTROL + C_BOOK_DEPTH);
-  generation = load<u64>(CONTROL + C_GENERATION);
+  tableSize = 0;
+  followLayout();
+}
+
+/**
+ * A helper takes the table's generation and size if the main instance changed them (its job
+ * start, and its checks during a job): both from one atomic word, so that it never probes with
+ * one layout's size and another's generation — which could take another position's entry for its
+ * own. Only the size's log2 is in the word; the prime is computed here when it changes.
+ */
+export function followLayout(): void {
+  const word = atomic.load<u64>(CONTROL + C_LAYOUT);
+  const log = <i32>(word & 0xff);
+  generation = word & ~(<u64>0xff);
+  if (log != tableLog || tableSize == 0) {
+    tableLog = log;
+    tableSize = slotsFor(log);
+  }
+}
+
+/** The layout word a helper last took (followLayout), to see cheaply whether it changed. */
+export function layoutWord(): u64 {
+  return generation | <u64>tableLog;
+}
+
+/** The layout word the main instance published. */
+export function publishedLayout(): u64 {
+  return atomic.load<u64>(CONTROL + C_LAYOUT);
 }
 
 /**
@@ -140,12 +207,17 @@ export function adopt(): void {
 export let generation: u64 = <u64>1 << 40;
 
 export function clearTable(): void {
+  nextGeneration();
+  publish();
+}
+
+function nextGeneration(): void {
   generation += <u64>1 << 40;
   if (generation == 0) {
+    // The table only grows, so nothing was ever written beyond its size now.
     memory.fill(tableBase, 0, <usize>(tableSize << 3));
     generation = <u64>1 << 40;
   }
-  publish();
 }
 
 /**

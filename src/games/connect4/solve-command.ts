@@ -3,7 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { availableParallelism } from 'node:os';
-import { openingBook, solvablePosition, Solver, SPLIT_AFTER } from './solver/index.js';
+import { GROW_FROM, openingBook, solvablePosition, Solver, SPLIT_AFTER } from './solver/index.js';
 
 /**
  * `spielhalle solve`: Pons' test-set format on stdin and stdout.
@@ -253,7 +253,9 @@ export function solverFor(opts: SolveOptions): Solver {
   const tableLog = integerOption(opts.tableLog, '--table-log', 17, 28, 23);
   const threads = integerOption(opts.threads, '--threads', 1, 16, defaultThreads());
   const splitAfter = opts.threads === undefined ? SPLIT_AFTER : 4096;
-  return new Solver({ tableLog, threads, splitAfter, book: opts.book === false ? null : openingBook() });
+  // Without --table-log the table starts small and grows as the positions need it (GROW_FROM).
+  const growFrom = opts.tableLog === undefined ? GROW_FROM : tableLog;
+  return new Solver({ tableLog, growFrom, threads, splitAfter, book: opts.book === false ? null : openingBook() });
 }
 
 /** `spielhalle solve` itself; returns the exit code (usage errors throw UsageError). */

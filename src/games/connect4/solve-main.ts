@@ -45,15 +45,9 @@ export function parseSolveArgs(args: readonly string[]): { positions: string[]; 
   return { positions, opts };
 }
 
-/**
- * Runs `solve` with `args` if this entry handles them; the exit code, or null for the full program.
- * `core`, if given, is the solver core's compile under way (search-wasm.ts precompile), awaited
- * before the solver is made; without it the solver compiles the core itself.
- */
-export async function solveMain(args: readonly string[], core?: Promise<unknown>): Promise<number | null> {
+/** Runs `solve` with `args` if this entry handles them; the exit code, or null for the full program. */
+export async function solveMain(args: readonly string[]): Promise<number | null> {
   const parsed = parseSolveArgs(args);
-  // A failed background compile is reported by the synchronous one it leaves to the solver.
-  await core?.catch(() => null);
   if (parsed === null) return null;
   try {
     return await runSolve(parsed.positions, parsed.opts);

@@ -139,6 +139,123 @@ describe('connect4 binary opening book', () => {
   });
 });
 
+describe.skipIf(!built)('connect4 solver with a growing table', () => {
+  /** The smallest prime ≥ 2^log (memory.ts slotsFor). */
+  const slots = (log: number): number => {
+    let n = 2 ** log;
+    const prime = (x: number): boolean => {
+      for (let d = 2; d * d <= x; d++) if (x % d === 0) return false;
+      return true;
+    };
+    while (!prime(n)) n++;
+    return n;
+  };
+
+  it('keeps 2^17 slots over a set of short solves, grows 2^2 times at a time within a long one, and stays exact with 1 and 2 threads', { timeout: 120_000 }, () => {
+    for (const threads of [1, 2]) {
+      const solver = new Solver({ tableLog: 23, growFrom: 17, threads, splitAfter: 4096 });
+      try {
+        expect(solver.tableSlots).toBe(slots(17));
+        // Begin-Easy: 3.3 M nodes in all, none of its solves near 4 × 2^17 nodes.
+        const wrong = sample('Test_L1_R1').filter(([moves, score]) => solver.solve(position(moves)) !== score);
+        expect(wrong, `Test_L1_R1, ${threads} thread(s)`).toEqual([]);
+        expect(solver.tableSlots).toBe(slots(17));
+        // Middle-Medium's heaviest position: 1.08 M nodes alone, so the table grows once (after
+        // 4 × 2^17 nodes of the main search) when one thread searches it.
+        const [moves, score] = fixture('Test_L2_R2').find(([m]) => m === '731334226141141')!;
+        expect(solver.solve(position(moves))).toBe(score);
+        if (threads === 1) expect(solver.tableSlots).toBe(slots(19));
+        else expect([slots(17), slots(19)]).toContain(solver.tableSlots);
+        // The rest of Middle-Medium's sample with the grown table.
+        const rest = sample('Test_L2_R2').filter(([m, s]) => solver.solve(position(m)) !== s);
+        expect(rest, `Test_L2_R2, ${threads} thread(s)`).toEqual([]);
+      } finally {
+        solver.close();
+      }
+    }
+  });
+
+  it('stays exact when the table grows while a helper is searching with it', { timeout: 60_000 }, () => {
+    // The heaviest Middle-Medium positions (0.5–1.1 M nodes alone), each in a new solver: the
+    // table grows (after 4 × 2^17 nodes of the main search) in the middle of these solves, while
+    // the helper, which joined after 1024 nodes, probes and stores with the old layout until its
+    // next check.
+    const heavy = ['731334226141141', '422156744412715', '27477711471442665', '555317266147361'];
+    const cases = fixture('Test_L2_R2').filter(([moves]) => heavy.includes(moves));
+    expect(cases).toHaveLength(heavy.length);
+    let grew = 0;
+    for (const [moves, score] of cases) {
+      const solver = new Solver({ tableLog: 23, growFrom: 17, threads: 2, splitAfter: 1024 });
+      try {
+        // First solves (0.3 M nodes, too few to grow the table) until the helper's thread, which
+        // takes tens of ms to start, has worked on one; it stays for the next solve.
+        const [warm, warmScore] = fixture('Test_L2_R2')[0]!;
+        for (let tries = 0; solver.helperNodes === 0 && tries < 100; tries++) {
+          solver.reset();
+          expect(solver.solve(position(warm))).toBe(warmScore);
+        }
+        expect(solver.helperNodes).toBeGreaterThan(0);
+        expect(solver.tableSlots).toBe(slots(17));
+        const before = solver.helperNodes;
+        expect(solver.solve(position(moves)), moves).toBe(score);
+        expect(solver.helperNodes, moves).toBeGreaterThan(before);
+        if (solver.tableSlots! > slots(17)) grew++;
+      } finally {
+        solver.close();
+      }
+    }
+    expect(grew).toBeGreaterThan(0);
+  });
+
+  it('stays exact when the table grows in the middle of solves, with and without a helper', { timeout: 60_000 }, () => {
+    // Each solver fills its small table with 50 solves, then grows it (2^17 → 2^19 → 2^21 → 2^23)
+    // from the first checkpoint of each of the next solves, while entries of the old size are all
+    // over it — and, with two threads, while the helper still probes with the old size.
+    const cases = fixture('Test_L2_R2');
+    let grown = 0;
+    let next = 0;
+    for (const threads of [1, 2]) {
+      for (let round = 0; round < 3; round++) {
+        const solver = new Solver({ tableLog: 23, growFrom: 17, threads, splitAfter: 1024 });
+        try {
+          for (let i = 0; i < 50; i++) {
+            const [moves, score] = cases[next++ % cases.length]!;
+            expect(solver.solve(position(moves)), moves).toBe(score);
+          }
+          let pending = false;
+          solver.onCheckpoint = () => {
+            if (pending && solver.growTable()) grown++;
+            pending = false;
+          };
+          for (let i = 0; i < 30; i++) {
+            const [moves, score] = cases[next++ % cases.length]!;
+            pending = true;
+            expect(solver.solve(position(moves)), moves).toBe(score);
+          }
+          expect(solver.tableSlots).toBe(slots(23));
+        } finally {
+          solver.close();
+        }
+      }
+    }
+    // Three growths a solver (6 solvers), less any that a heavy solve made by itself.
+    expect(grown).toBeGreaterThanOrEqual(15);
+  });
+
+  it('keeps a table made whole from the start at its size, as Pons visits it', () => {
+    const fixed = new Solver({ tableLog: 20 });
+    const growing = new Solver({ tableLog: 20, growFrom: 17 });
+    const cases = fixture('Test_L2_R1').slice(0, 50);
+    for (const [moves, score] of cases) {
+      expect(fixed.solve(position(moves))).toBe(score);
+      expect(growing.solve(position(moves))).toBe(score);
+    }
+    expect(fixed.tableSlots).toBe(slots(20));
+    expect(fixed.growTable()).toBe(false);
+    expect(() => new Solver({ tableLog: 20, growFrom: 16 })).toThrow(/growFrom/);
+  });
+});
+
 describe('spielhalle solve: the quick entry', () => {
   it('takes the plain forms and leaves everything else to the full program', () => {
     expect(parseSolveArgs(['4455', '--stats', '--threads', '2', '--no-book', '--table-log=20', '--reset-each', '--weak'])).toEqual({

@@ -7,11 +7,11 @@ import { fromMoves, status, type SequenceError } from '../rules.js';
 import { Book } from './book.js';
 import { Position } from './position.js';
 import { wasmPath } from './search-wasm.js';
-import { Solver } from './solver.js';
+import { GROW_FROM, Solver } from './solver.js';
 
 export { Book, canonicalKey } from './book.js';
 export { CELLS, MAX_SCORE, MIN_SCORE, Position } from './position.js';
-export { SearchAborted, Solver, SPLIT_AFTER, type Engine, type SolverOptions } from './solver.js';
+export { GROW_FROM, SearchAborted, Solver, SPLIT_AFTER, type Engine, type SolverOptions } from './solver.js';
 export { wasmPath } from './search-wasm.js';
 export { TranspositionTable } from './table.js';
 
@@ -62,7 +62,7 @@ export function openingBook(): Book {
  * call to bound it (see SearchAborted).
  */
 export function defaultSolver(): Solver {
-  shared ??= new Solver({ book: openingBook(), threads: Math.min(2, availableParallelism()) });
+  shared ??= new Solver({ book: openingBook(), growFrom: GROW_FROM, threads: Math.min(2, availableParallelism()) });
   return shared;
 }
 

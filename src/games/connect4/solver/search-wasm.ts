@@ -14,7 +14,9 @@ export const WASM_PATH_ENV = 'SPIELHALLE_C4_WASM';
 
 /** The functions assembly/connect4/index.ts exports (wasm i32/f64 arrive as numbers). */
 interface CoreExports {
-  initTable(logSize: number): number;
+  initTable(logSize: number, startLog: number): number;
+  tableSlots(): number;
+  growNow(): number;
   clearTable(): void;
   getNodes(): number;
   setNodes(count: number): void;
@@ -64,46 +66,25 @@ export function wasmPath(): string | null {
 }
 
 let compiled: object | null | undefined;
-let compiling: Promise<object | null> | null = null;
 
 /**
- * How V8 compiles the core: every function at once to baseline code (Liftoff, ~1 ms for the few-KB
- * module), then every function to optimized code (TurboFan) on a background thread, each
- * replacing its baseline code as soon as it is ready — not only the functions that turned out hot
- * (V8's default, dynamic tiering, which left negamax on baseline code for a while). Measured in a
- * fresh process (2026-11-26, loaded 2-core VM): loading and compiling took 44–50 ms with TurboFan
- * up front as before, 33–35 ms this way, and the first 300 Middle-Medium positions cost the same
- * CPU either way (2.57–2.66 s). Set once: the core is the process's only WebAssembly.
+ * How V8 compiles the core: every function at once to baseline code (Liftoff, ~1–3 ms for the
+ * few-KB module) instead of each on its first call, then V8's default dynamic tiering: a function
+ * that runs hot (negamax within its first milliseconds) gets optimized code (TurboFan) on a
+ * background thread. Measured (2026-11-26, quiet 2-core VM, `echo 4455 | solve`, in-process time
+ * from Node's start of user code to exit, 6 runs × 3 rounds): 33–46 ms this way, 41–61 ms with
+ * every function optimized up front as before (`--no-wasm-dynamic-tiering`: a synchronous
+ * compile then waits for TurboFan), while End-Easy and Middle-Medium in a fresh process cost the
+ * same CPU either way. Set once: the core is the process's only WebAssembly.
  */
 function eagerTierUp(): void {
-  setFlagsFromString('--no-wasm-dynamic-tiering');
   setFlagsFromString('--no-wasm-lazy-compilation');
 }
 
 /**
- * Starts compiling the core (V8 validates it and compiles on background threads) and resolves
- * once wasmModule() has it: the quick `solve` entry (src/cli.ts) calls this first, so that this
- * overlaps with loading the rest of the solver. Null if the build has not made the core.
- */
-export function precompile(): Promise<object | null> {
-  if (compiled !== undefined) return Promise.resolve(compiled);
-  if (compiling !== null) return compiling;
-  const path = wasmPath();
-  if (path === null) return Promise.resolve((compiled = null));
-  eagerTierUp();
-  compiling = wasm.compile(readFileSync(path)).then((module) => {
-    warnIfStale(path);
-    // A synchronous wasmModule() in between compiled it itself; keep that one.
-    compiled ??= module;
-    return compiled;
-  });
-  return compiling;
-}
-
-/**
  * The compiled module, once per process; null if the build has not made it. Baseline code at
- * once, optimized code soon after (eagerTierUp); every instance of the process, the helper
- * threads' too, shares that code.
+ * once, optimized code for the hot functions soon after (eagerTierUp); every instance of the
+ * process, the helper threads' too, shares that code.
  */
 export function wasmModule(): object | null {
   if (compiled !== undefined) return compiled;
@@ -169,9 +150,11 @@ export class WasmSearch implements Search {
   /** The solve under way while helpers may join: its position and first node. */
   private job: { position: Position; weak: boolean; from: number; joined: boolean } | null = null;
 
-  constructor(module: object, tableLog: number, checkpoint: Checkpoint, parallel: ParallelOptions = { threads: 1, splitAfter: Infinity }) {
+  /** `growFrom` < `tableLog`: the table starts at 2^growFrom slots and grows (memory.ts growTable). */
+  constructor(module: object, tableLog: number, checkpoint: Checkpoint, parallel: ParallelOptions = { threads: 1, splitAfter: Infinity }, growFrom = tableLog) {
     // Below 2^17 slots the 32 stored key bits no longer pin down a 49-bit key.
     if (!Number.isInteger(tableLog) || tableLog < 17 || tableLog > 28) throw new RangeError('logSize must be 17–28');
+    if (!Number.isInteger(growFrom) || growFrom < 17) throw new RangeError('growFrom must be a whole number of 17 or more');
     this.module = module;
     this.parallel = parallel;
     this.memory = new wasm.Memory({ initial: 2, maximum: 65536, shared: true });
@@ -182,7 +165,7 @@ export class WasmSearch implements Search {
     };
     const instance = new wasm.Instance(module, { env: { checkpoint: onCheck, memory: this.memory } });
     this.core = instance.exports as CoreExports;
-    if (this.core.initTable(tableLog) === 0) throw new RangeError(`no memory for a table of 2^${tableLog} slots`);
+    if (this.core.initTable(tableLog, growFrom) === 0) throw new RangeError(`no memory for a table of 2^${tableLog} slots`);
     this.core.setCheckInterval(MAIN_INTERVAL);
   }
 
@@ -217,6 +200,11 @@ export class WasmSearch implements Search {
     return this.core.getNodes();
   }
 
+  /** The table's slots now (a growing table's current size). */
+  get tableSlots(): number {
+    return this.core.tableSlots();
+  }
+
   set nodeCount(value: number) {
     this.core.setNodes(value);
   }
@@ -227,6 +215,11 @@ export class WasmSearch implements Search {
 
   clear(): void {
     this.core.clearTable();
+  }
+
+  /** Grows a growing table now (emptying it), as a solve that outgrows it does; false at its largest. */
+  grow(): boolean {
+    return this.core.growNow() !== 0;
   }
 
   solve(position: Position, weak: boolean, book: Book | null): number {

@@ -10,6 +10,13 @@ export type { Engine } from './search.js';
 export interface SolverOptions {
   /** log2 of the transposition table's slots, 17–28 (Pons: 23; 8 bytes a slot, so 64 MB). */
   tableLog?: number;
+  /**
+   * WebAssembly only: start the table at 2^growFrom slots (17 or more) and let it grow, 2^3 times
+   * at a time, up to 2^tableLog as the searches fill it (growing empties it). A fresh process's
+   * short solves then write a few pages, not 64 MB of them (each page's first write is a page
+   * fault). Default: the whole table from the start, which visits exactly Pons' nodes.
+   */
+  growFrom?: number;
   book?: Book | null;
   /**
    * Where the search runs. Default: the WebAssembly core if the build has made it, else the
@@ -31,6 +38,12 @@ export interface SolverOptions {
  */
 export const SPLIT_AFTER = 1 << 20;
 
+/**
+ * Where a growing table starts (SolverOptions.growFrom): 2^17 slots, 1 MB, the least that keeps
+ * 32 key bits exact. It grows to 2^20 after ~65 k nodes, to 2^23 after ~0.5 M more.
+ */
+export const GROW_FROM = 17;
+
 /** Thrown out of a search when its deadline passes; the table stays valid. */
 export class SearchAborted extends Error {
   constructor() {
@@ -41,10 +54,10 @@ export class SearchAborted extends Error {
 
 let fallbackNoted = false;
 
-function createSearch(engine: Engine | undefined, tableLog: number, checkpoint: (nodes: number) => void, parallel: ParallelOptions): Search {
+function createSearch(engine: Engine | undefined, tableLog: number, checkpoint: (nodes: number) => void, parallel: ParallelOptions, growFrom: number): Search {
   if (engine === 'ts') return new TsSearch(tableLog, checkpoint);
   const module = wasmModule();
-  if (module !== null) return new WasmSearch(module, tableLog, checkpoint, parallel);
+  if (module !== null) return new WasmSearch(module, tableLog, checkpoint, parallel, growFrom);
   if (engine === 'wasm') throw new Error(`the Connect Four solver core ${WASM_FILE} is missing (run \`npm run build\`)`);
   if (!fallbackNoted) {
     fallbackNoted = true;
@@ -73,10 +86,11 @@ export class Solver {
     const threads = options.threads ?? 1;
     if (!Number.isInteger(threads) || threads < 1 || threads > 16) throw new RangeError('threads must be 1–16');
     const parallel = { threads, splitAfter: options.splitAfter ?? SPLIT_AFTER };
-    this.search = createSearch(options.engine, options.tableLog ?? 23, (nodes) => {
+    const tableLog = options.tableLog ?? 23;
+    this.search = createSearch(options.engine, tableLog, (nodes) => {
       this.onCheckpoint?.(nodes);
       if (Date.now() > this.until) throw new SearchAborted();
-    }, parallel);
+    }, parallel, options.growFrom ?? tableLog);
   }
 
   /** Threads a solve may use (1 for the TypeScript engine). */
@@ -115,6 +129,20 @@ export class Solver {
   set deadline(value: number) {
     this.until = value;
     this.search.checkSoon();
+  }
+
+  /** The transposition table's slots now (WebAssembly: a growing table's current size), else null. */
+  get tableSlots(): number | null {
+    return this.search instanceof WasmSearch ? this.search.tableSlots : null;
+  }
+
+  /**
+   * Grows a growing table (SolverOptions.growFrom) one step now, emptying it — what a solve does
+   * once it has outgrown the table; also allowed from onCheckpoint, in the middle of a solve.
+   * False when the table is at its largest (or the search is the TypeScript one).
+   */
+  growTable(): boolean {
+    return this.search instanceof WasmSearch ? this.search.grow() : false;
   }
 
   /** Negamax calls since the last reset, counted as Pons counts them. */
