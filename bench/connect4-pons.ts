@@ -1,7 +1,7 @@
 /**
  * `spielhalle solve` against Pascal Pons' C++ solver, measured in the same run (issue 20).
  *
- *   npx tsx bench/connect4-pons.ts [--pons PATH] [--sets all|L3_R1,…] [--runs 3] [--threads 1,2]
+ *   npx tsx bench/connect4-pons.ts [--pons PATH] [--sets all|L3_R1,…] [--runs 3] [--threads 1,2,auto]
  *       [--tables fixed,grow] [--table-log 24] [--empty] [--startup N] [--keep-env]
  *
  * Pons' solver is not part of the repository: build his final version yourself, outside it, e.g.
@@ -10,7 +10,9 @@
  * it the comparison columns stay empty.
  *
  * Per set (the fixtures in test/fixtures/connect4/), `--runs` rounds, each running Pons, then ours
- * with every thread count, one after the other (interleaved, so that the machine's load hits all of
+ * with every table and thread count (`auto`: as `solve` runs without --threads, two threads whose
+ * helper joins only a solve past 2^20 nodes; `2`: --threads 2, the helper joins after 4096), one
+ * after the other (interleaved, so that the machine's load hits all of
  * them alike); the table shows the median round:
  * - fresh process: `node dist/cli.js solve --no-book --table-log 24 --threads T --stats` (table
  *   "fixed": 2^24 slots from the start, exactly Pons' nodes with one thread) and `node dist/cli.js
@@ -43,7 +45,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GROW_FROM, Position, Solver } from '../src/games/connect4/solver/index.js';
+import { GROW_FROM, Position, Solver, SPLIT_AFTER } from '../src/games/connect4/solver/index.js';
 
 function flag(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -65,11 +67,14 @@ const sets = (setsFlag === 'all' ? Object.keys(SET_NAMES) : setsFlag.split(','))
   existsSync(join(root, 'test', 'fixtures', 'connect4', `Test_${s}`)),
 );
 const runs = Number(flag('runs', '3'));
-const threadCounts = flag('threads', '1,2').split(',').map(Number);
+/** Thread counts to run; `auto` runs `solve` without --threads (two threads, helpers only after 2^20 nodes). */
+const threadCounts = flag('threads', '1,2,auto').split(',').map((t) => (t === 'auto' ? ('auto' as const) : Number(t)));
 const tableLog = Number(flag('table-log', '24'));
 type Table = 'fixed' | 'grow';
 const tables = flag('tables', 'fixed,grow').split(',').filter((t): t is Table => t === 'fixed' || t === 'grow');
-const variants = tables.flatMap((table) => threadCounts.map((threads) => ({ table, threads, key: `${table}${threads}` })));
+const variants = tables.flatMap((table) =>
+  threadCounts.filter((threads) => table === 'grow' || threads !== 'auto').map((threads) => ({ table, threads, key: `${table}${threads}` })),
+);
 const childEnv = { ...process.env };
 if (!process.argv.includes('--keep-env')) delete childEnv.NODE_EXTRA_CA_CERTS;
 const ponsFlag = flag('pons', process.env.PONS_C4SOLVER ?? '');
@@ -91,12 +96,12 @@ interface Run {
 }
 
 /** One program on one input file, timed by /usr/bin/time (CPU of all its threads) in an empty directory. */
-function timed(cmd: string, args: string[], inputFile: string): Run {
+function timed(cmd: string, args: string[], inputFile: string, env: NodeJS.ProcessEnv = childEnv): Run {
   const timeFile = join(work, 'time');
   const started = performance.now();
   const r = haveTime
-    ? spawnSync('/usr/bin/time', ['-o', timeFile, '-f', '%e %U %S', cmd, ...args], { cwd: work, env: childEnv, input: readFileSync(inputFile), encoding: 'utf8', maxBuffer: 1 << 26 })
-    : spawnSync(cmd, args, { cwd: work, env: childEnv, input: readFileSync(inputFile), encoding: 'utf8', maxBuffer: 1 << 26 });
+    ? spawnSync('/usr/bin/time', ['-o', timeFile, '-f', '%e %U %S', cmd, ...args], { cwd: work, env, input: readFileSync(inputFile), encoding: 'utf8', maxBuffer: 1 << 26 })
+    : spawnSync(cmd, args, { cwd: work, env, input: readFileSync(inputFile), encoding: 'utf8', maxBuffer: 1 << 26 });
   const wallMs = performance.now() - started;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
   let cpuMs = NaN;
@@ -107,13 +112,12 @@ function timed(cmd: string, args: string[], inputFile: string): Run {
   return { wallMs, cpuMs, stdout: r.stdout, stderr: r.stderr };
 }
 
-const ours = (table: Table, threads: number): string[] => [
+const ours = (table: Table, threads: number | 'auto'): string[] => [
   cli,
   'solve',
   '--no-book',
   ...(table === 'fixed' ? ['--table-log', String(tableLog)] : []),
-  '--threads',
-  String(threads),
+  ...(threads === 'auto' ? [] : ['--threads', String(threads)]),
   '--stats',
 ];
 
@@ -186,7 +190,11 @@ for (const set of sets) {
     const wall = median(own.map((x) => x.wallMs));
     const per = ((cpu - startCpu.get(key)!) * 1000) / cases.length;
     // Warm: this process, after a pass over the set, the table emptied.
-    const solver = new Solver(table === 'fixed' ? { tableLog, threads: t, splitAfter: 4096, book: null } : { growFrom: GROW_FROM, threads: t, splitAfter: 4096, book: null });
+    const solver = new Solver({
+      ...(table === 'fixed' ? { tableLog } : { growFrom: GROW_FROM }),
+      ...(t === 'auto' ? { threads: Math.min(2, cpus().length), splitAfter: SPLIT_AFTER } : { threads: t, splitAfter: 4096 }),
+      book: null,
+    });
     const positions = cases.map(([m]) => Position.ofMoves(Array.from(m, Number)));
     for (const p of positions) solver.solve(p);
     solver.reset();
@@ -236,16 +244,21 @@ const startups = Number(flag('startup', '0'));
 if (startups > 0) {
   const one = join(work, 'one.in');
   writeFileSync(one, '4455\n');
-  const programs: [string, string, string[]][] = [
-    ['ours: `echo 4455 \\| node dist/cli.js solve`', process.execPath, [cli, 'solve']],
-    ['`node -e 0`', process.execPath, ['-e', '0']],
-    ...(pons ? [["Pons' c4solver, one position", pons, []] as [string, string, string[]]] : []),
-    ['the whole program: `node dist/cli.js solve --help`', process.execPath, [cli, 'solve', '--help']],
+  const programs: [string, string, string[], NodeJS.ProcessEnv][] = [
+    ['ours: `echo 4455 \\| node dist/cli.js solve`', process.execPath, [cli, 'solve'], childEnv],
+    ['`node -e 0`', process.execPath, ['-e', '0'], childEnv],
+    ...(pons ? [["Pons' c4solver, one position", pons, [], childEnv] as [string, string, string[], NodeJS.ProcessEnv]] : []),
+    ['the whole program: `node dist/cli.js solve --help`', process.execPath, [cli, 'solve', '--help'], childEnv],
   ];
+  // Where this machine's environment names a certificate bundle, the same with it (Node reads it first).
+  if (process.env.NODE_EXTRA_CA_CERTS !== undefined && childEnv.NODE_EXTRA_CA_CERTS === undefined) {
+    programs.push(['ours, with NODE_EXTRA_CA_CERTS', process.execPath, [cli, 'solve'], process.env]);
+    programs.push(['`node -e 0`, with NODE_EXTRA_CA_CERTS', process.execPath, ['-e', '0'], process.env]);
+  }
   const walls = programs.map((): number[] => []);
   const loads: number[] = [];
   for (let i = 0; i < startups; i++) {
-    programs.forEach(([, cmd, args], k) => walls[k]!.push(timed(cmd, args, one).wallMs));
+    programs.forEach(([, cmd, args, env], k) => walls[k]!.push(timed(cmd, args, one, env).wallMs));
     loads.push(loadavg()[0]!);
   }
   lines.push('', `| one position, ${startups} interleaved runs | wall ms min | wall ms median | load during |`, '|---|---|---|---|');

@@ -12,7 +12,9 @@ const benches: [game: string, file: string, args: string[]][] = [
   ['connect4', 'connect4-solver.ts', ['--set', 'all']],
   ['connect4', 'connect4-solver.ts', ['--selfplay', '--games', '100']],
   // Against Pons' C++ solver when PONS_C4SOLVER names a build of it (see the file); else ours only.
-  ['connect4', 'connect4-pons.ts', ['--sets', 'all', '--runs', '3', '--empty']],
+  ['connect4', 'connect4-pons.ts', ['--sets', 'all', '--runs', '3', '--startup', '15']],
+  // The empty board without the book: minutes per program (Pons, `solve` as it runs by default, one thread).
+  ['connect4', 'connect4-pons.ts', ['--sets', 'none', '--runs', '1', '--empty', '--tables', 'grow', '--threads', 'auto,1']],
   ['dame', 'dame-perft.ts', ['--depth', '9']],
   ['dame', 'dame-strength.ts', ['--games', '100', '--ms', '1000', '--vs', 'random,depth2', '--opening']],
   ['ostseeschach', 'ostseeschach-perft.ts', ['--depth', '5']],

@@ -95,22 +95,31 @@ async function server() {
     process.stderr.write('build: transpiling the server (esbuild) failed\n');
     return false;
   }
-  // `spielhalle solve`'s quick entry as one file (src/solve-entry.ts, loaded by src/cli.ts): Node's
-  // ESM loader then resolves, reads and compiles one module instead of twenty.
+  // The quick entries of `spielhalle solve` and `spielhalle play connect4` (loaded by src/cli.ts),
+  // each as one file of our modules: Node's ESM loader then resolves, reads and compiles one
+  // module instead of dozens. Packages stay outside (pino is loaded as it is). The play bundle sits
+  // where its modules do, so that the engine finds its worker script (engine-worker.js) beside it.
+  const quick = [
+    ['solve-entry.ts', 'solve.js'],
+    [join('games', 'connect4', 'play-main.ts'), join('games', 'connect4', 'play-bundle.js')],
+  ];
   try {
-    await build({
-      entryPoints: [join(root, 'src', 'solve-entry.ts')],
-      outfile: join(root, 'dist', 'solve.js'),
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      sourcemap: true,
-      tsconfig: join(root, 'tsconfig.build.json'),
-      logLevel: 'error',
-    });
+    for (const [entry, out] of quick) {
+      await build({
+        entryPoints: [join(root, 'src', entry)],
+        outfile: join(root, 'dist', out),
+        bundle: true,
+        packages: 'external',
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        sourcemap: true,
+        tsconfig: join(root, 'tsconfig.build.json'),
+        logLevel: 'error',
+      });
+    }
   } catch {
-    process.stderr.write('build: bundling the solve entry (esbuild) failed\n');
+    process.stderr.write('build: bundling the quick entries (esbuild) failed\n');
     return false;
   }
   // The Connect Four opening book is a binary asset of the solver (src/games/connect4/solver/index.ts).

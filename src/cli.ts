@@ -5,24 +5,31 @@ import { fileURLToPath } from 'node:url';
 /**
  * The `spielhalle` entry. It loads as little as the command needs: `spielhalle solve` answers in a
  * fraction of the time the whole program (cli-program.ts: every game, the dashboard, SQLite)
- * takes to load, so its plain forms go to the solver's own small entry, and everything else —
- * `solve --help` and any form that entry does not take — to the whole program. Exit codes: 0 ok,
+ * takes to load, so its plain forms go to the solver's own small entry, those of `play connect4`
+ * to the terminal game's, and everything else — `solve --help` and any form an entry does not
+ * take — to the whole program. Exit codes: 0 ok,
  * 1 failure, 2 usage error.
  */
 export async function main(argv: string[]): Promise<number> {
-  if (argv[2] === 'solve') {
-    // The build's bundle of the solve entry (scripts/build.mjs); from the sources, the entry itself.
-    const bundle = new URL('./solve.js', import.meta.url);
-    type Entry = typeof import('./solve-entry.js');
-    const entry = existsSync(bundle) ? ((await import(bundle.href)) as Entry) : await import('./solve-entry.js');
-    const code = await entry.quickSolve(argv.slice(3));
-    if (code !== null) {
-      if (code !== 0) process.exitCode = code;
-      return code;
-    }
+  // The build's bundle of a quick entry (scripts/build.mjs); from the sources, the entry itself.
+  const code =
+    argv[2] === 'solve'
+      ? await quick<typeof import('./solve-entry.js')>('./solve.js', () => import('./solve-entry.js')).then((e) => e.quickSolve(argv.slice(3)))
+      : argv[2] === 'play' && argv[3] === 'connect4'
+        ? await quick<typeof import('./games/connect4/play-main.js')>('./games/connect4/play-bundle.js', () => import('./games/connect4/play-main.js')).then((e) => e.playMain(argv.slice(4)))
+        : null;
+  if (code !== null) {
+    if (code !== 0) process.exitCode = code;
+    return code;
   }
   const program = await import('./cli-program.js');
   return program.main(argv);
+}
+
+/** A quick entry: its bundle next to this file if the build made one, else its module. */
+async function quick<T>(bundle: string, module: () => Promise<T>): Promise<T> {
+  const url = new URL(bundle, import.meta.url);
+  return existsSync(url) ? ((await import(url.href)) as T) : module();
 }
 
 const invoked = process.argv[1] ? realpathSync(process.argv[1]) : '';

@@ -3,7 +3,7 @@ import { commandLogLevel } from '../../core/command-log.js';
 import { UsageError } from '../../core/errors.js';
 import type { GameServer } from '../../core/game-server.js';
 import type { Stoppable } from '../../core/lifecycle.js';
-import { createLogger, silentLogger, type Logger } from '../../core/log.js';
+import { createLogger, type Logger } from '../../core/log.js';
 import type { MatchDetail } from '../../core/records.js';
 import type { GameCommands, GameModule, ServeContext } from '../types.js';
 import { BOT_LEVELS, type BotLevel } from './bots/index.js';
@@ -15,7 +15,8 @@ import { connect4Conformance } from './conformance/index.js';
 import { registerConnect4Routes } from './routes.js';
 import { fromMoves, status } from './rules.js';
 import { registerSolveCommand } from './solve-command.js';
-import { runTerminalPlay } from './terminal.js';
+import { bindFirst, candidatePorts, DEFAULT_PEER_PORTS, network, portNumber, type NetworkFlags } from './network-flags.js';
+import { runPlayConnect4, type PlayOptions } from './play-command.js';
 import { connect4Tournament } from './tournament.js';
 import { C4_DEFAULTS, startUdpPeer } from './transport.js';
 
@@ -97,49 +98,8 @@ function networkOptions(cmd: Command): Command {
     .option('--bind <address>', 'address to bind (default 127.0.0.1; 0.0.0.0 with --lan)')
     .option('--lan', 'play on the LAN: bind all interfaces and broadcast stage 1 to 255.255.255.255')
     .option('--broadcast <address>', 'broadcast address for --lan (default 255.255.255.255)')
-    .option('--peer-port <port...>', 'announce also to 127.0.0.1 at these ports (peers on this machine)', ['32442', '32443', '32444', '32445', '32446', '32447', '32448', '32449'])
+    .option('--peer-port <port...>', 'announce also to 127.0.0.1 at these ports (peers on this machine)', [...DEFAULT_PEER_PORTS])
     .option('--log-level <level>', 'log level (debug shows every datagram; default warn)');
-}
-
-interface NetworkFlags {
-  port?: string;
-  bind?: string;
-  lan?: boolean;
-  broadcast?: string;
-  peerPort: string[];
-}
-
-function portNumber(value: string, flag: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n > 65535) throw new UsageError(`${flag} must be a port number (0–65535), got "${value}"`);
-  return n;
-}
-
-function network(flags: NetworkFlags) {
-  return {
-    bindAddress: flags.bind ?? (flags.lan ? C4_DEFAULTS.lanBindAddress : C4_DEFAULTS.bindAddress),
-    broadcastAddress: flags.lan ? (flags.broadcast ?? C4_DEFAULTS.lanBroadcastAddress) : null,
-    peerPorts: flags.peerPort.map((p) => portNumber(p, '--peer-port')),
-  };
-}
-
-/** Ports to try in order: the one given; else 32442, then the other peer ports, then any free one. */
-function candidatePorts(flags: NetworkFlags, peerPorts: readonly number[]): number[] {
-  if (flags.port !== undefined) return [portNumber(flags.port, '--port')];
-  return flags.lan ? [C4_DEFAULTS.port] : [...new Set([C4_DEFAULTS.port, ...peerPorts, 0])];
-}
-
-async function bindFirst<T>(ports: number[], start: (port: number) => Promise<T>): Promise<T> {
-  let last: unknown;
-  for (const port of ports) {
-    try {
-      return await start(port);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-      last = err;
-    }
-  }
-  throw new Error(`no free UDP port among ${ports.join(', ')} (${(last as Error).message})`);
 }
 
 function registerCommands({ bot, play, program }: GameCommands): void {
@@ -199,25 +159,8 @@ function registerCommands({ bot, play, program }: GameCommands): void {
       .addOption(new Option('--vs <who>', 'opponent').choices(['peer', 'bot']).default('peer'))
       .addOption(levelOption('strong'))
       .option('--bot-first', 'against the bot: the bot moves first'),
-  ).action(async (opts: NetworkFlags & { name: string; vs: 'peer' | 'bot'; level: BotLevel; botFirst?: boolean }, cmd: Command) => {
-    const net = network(opts);
-    // The board is on stdout and stdin; logs go to stderr only when asked for.
-    const level = commandLogLevel(cmd, 'warn');
-    const log: Logger = level === 'warn' ? silentLogger : createLogger({ level });
-    const engine = new Connect4Engine({ log });
-    try {
-      const base = { name: opts.name, level: opts.level, input: process.stdin, output: process.stdout, log };
-      let n = 0;
-      const chooseMove = (state: { moves: readonly number[] }) => engine.choose(state, opts.level, `play:${Date.now()}:${n++}`);
-      if (opts.vs === 'bot') {
-        await runTerminalPlay({ ...base, vs: 'bot', chooseMove, botStarts: opts.botFirst === true });
-      } else {
-        const ports = candidatePorts(opts, net.peerPorts);
-        await bindFirst(ports, (port) => runTerminalPlay({ ...base, vs: 'peer', port, ...net }));
-      }
-    } finally {
-      await engine.close();
-    }
+  ).action(async (opts: PlayOptions, cmd: Command) => {
+    await runPlayConnect4(opts, commandLogLevel(cmd, 'warn'));
   });
 
   registerSolveCommand(program);
