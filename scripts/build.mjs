@@ -78,19 +78,9 @@ async function server() {
   ran++;
   const { build } = await import('esbuild');
   const entryPoints = files(join(root, 'src'), (name) => name.endsWith('.ts') && !name.endsWith('.d.ts'));
+  const common = { platform: 'node', format: 'esm', target: 'node20', sourcemap: true, tsconfig: join(root, 'tsconfig.build.json'), logLevel: 'error' };
   try {
-    await build({
-      entryPoints,
-      outdir: join(root, 'dist'),
-      outbase: join(root, 'src'),
-      bundle: false,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      sourcemap: true,
-      tsconfig: join(root, 'tsconfig.build.json'),
-      logLevel: 'error',
-    });
+    await build({ ...common, entryPoints, outdir: join(root, 'dist'), outbase: join(root, 'src'), bundle: false });
   } catch {
     process.stderr.write('build: transpiling the server (esbuild) failed\n');
     return false;
@@ -105,18 +95,7 @@ async function server() {
   ];
   try {
     for (const [entry, out] of quick) {
-      await build({
-        entryPoints: [join(root, 'src', entry)],
-        outfile: join(root, 'dist', out),
-        bundle: true,
-        packages: 'external',
-        platform: 'node',
-        format: 'esm',
-        target: 'node20',
-        sourcemap: true,
-        tsconfig: join(root, 'tsconfig.build.json'),
-        logLevel: 'error',
-      });
+      await build({ ...common, entryPoints: [join(root, 'src', entry)], outfile: join(root, 'dist', out), bundle: true, packages: 'external' });
     }
   } catch {
     process.stderr.write('build: bundling the quick entries (esbuild) failed\n');
