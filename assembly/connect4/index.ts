@@ -106,6 +106,9 @@ export function getNodes(): f64 {
 export function setNodes(count: f64): void {
   nodes = <u64>count;
   nextCheck = nodes + mainInterval;
+  // A count set back (Solver.reset) must not hold off the table's growth (reachCheck).
+  if (grownAt > nodes) grownAt = nodes;
+  if (solveStart > nodes) solveStart = nodes;
 }
 
 /** Brings the next checkpoint close (a deadline was set). */

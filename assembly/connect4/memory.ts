@@ -40,7 +40,7 @@ export const C_WEAK: usize = 24;
 export const C_CUR: usize = 32;
 export const C_MASK: usize = 40;
 /** The layout values of this file, copied into a helper's globals at the start of a job. */
-/** (48: unused; the table's size goes in C_LAYOUT.) */
+// (48: unused since the table's size went into C_LAYOUT.)
 const C_TABLE_BASE: usize = 56;
 const C_BOOK_BASE: usize = 60;
 const C_BOOK_SLOTS: usize = 64;
@@ -169,7 +169,6 @@ export function adopt(): void {
   bookBase = <usize>load<u32>(CONTROL + C_BOOK_BASE);
   bookSlots = load<u32>(CONTROL + C_BOOK_SLOTS);
   bookDepth = load<i32>(CONTROL + C_BOOK_DEPTH);
-  tableSize = 0;
   followLayout();
 }
 
@@ -183,6 +182,7 @@ export function followLayout(): void {
   const word = atomic.load<u64>(CONTROL + C_LAYOUT);
   const log = <i32>(word & 0xff);
   generation = word & ~(<u64>0xff);
+  // (A new helper's tableSize is 0, so its first job computes it even for a fixed table.)
   if (log != tableLog || tableSize == 0) {
     tableLog = log;
     tableSize = slotsFor(log);
