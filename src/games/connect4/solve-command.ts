@@ -244,8 +244,9 @@ function integerOption(value: string | undefined, flag: string, min: number, max
 }
 
 /**
- * The solver `solve` uses: the opening book unless --no-book, 2^23 slots (Pons' 64 MB) unless
- * --table-log, and --threads (default defaultThreads()). Without --threads, helpers join a solve
+ * The solver `solve` uses: the opening book unless --no-book; a table of 2^17 slots growing to
+ * 2^23 (64 MB) within a solve that outgrows it, or a fixed one of 2^N slots with --table-log N
+ * (Pons' node counts); and --threads (default defaultThreads()). Without --threads, helpers join a solve
  * after SPLIT_AFTER nodes (~50 ms), so short solves never wake them; with an explicit --threads
  * they join after 4096 nodes (a fraction of a millisecond), which also speeds up mid-sized ones.
  */
@@ -301,7 +302,7 @@ export function registerSolveCommand(program: Command): void {
     .option('--best <moves>', 'print the score of every column of one position and the best column(s)')
     .option('--weak', 'only win/draw/loss: scores 1, 0, -1 (faster)')
     .option('--no-book', 'search without the opening book')
-    .option('--table-log <n>', 'transposition table of 2^n slots, 17–28 (8 bytes each; default 23: 64 MB)')
+    .option('--table-log <n>', 'a fixed transposition table of 2^n slots, 17–28, 8 bytes each (default: 2^17 slots, growing to 2^23 within a solve that needs more)')
     .option('--threads <n>', 'threads per solve, 1–16 (default: 2 on two or more cores; helpers join solves that run longer than ~50 ms)')
     .option('--reset-each', 'empty the table before each position (as Pons\' test driver)')
     .option('--stats', 'print "stats: <moves> <nodes> <helper nodes> <µs wall> <µs CPU>" per position and a total line on stderr')
