@@ -244,14 +244,22 @@ function integerOption(value: string | undefined, flag: string, min: number, max
 }
 
 /**
+ * How far `solve`'s table may grow without --table-log: 2^25 slots (256 MB), reached only ~80 M
+ * nodes into a single solve (2^23 after ~11 M). On such solves the table's size counts most: the
+ * empty board without the book took 515 s with one thread and a table grown to 2^23, 401 s with
+ * 2^25 (docs/connect4.md). The house bots keep 2^23 (defaultSolver).
+ */
+export const SOLVE_GROW_TO = 25;
+
+/**
  * The solver `solve` uses: the opening book unless --no-book; a table of 2^17 slots growing to
- * 2^23 (64 MB) within a solve that outgrows it, or a fixed one of 2^N slots with --table-log N
+ * 2^SOLVE_GROW_TO within a solve that outgrows it, or a fixed one of 2^N slots with --table-log N
  * (Pons' node counts); and --threads (default defaultThreads()). Without --threads, helpers join a solve
  * after SPLIT_AFTER nodes (~50 ms), so short solves never wake them; with an explicit --threads
  * they join after 4096 nodes (a fraction of a millisecond), which also speeds up mid-sized ones.
  */
 export function solverFor(opts: SolveOptions): Solver {
-  const tableLog = integerOption(opts.tableLog, '--table-log', 17, 28, 23);
+  const tableLog = integerOption(opts.tableLog, '--table-log', 17, 28, SOLVE_GROW_TO);
   const threads = integerOption(opts.threads, '--threads', 1, 16, defaultThreads());
   const splitAfter = opts.threads === undefined ? SPLIT_AFTER : 4096;
   // Without --table-log the table starts small and grows as the positions need it (GROW_FROM).
@@ -302,7 +310,7 @@ export function registerSolveCommand(program: Command): void {
     .option('--best <moves>', 'print the score of every column of one position and the best column(s)')
     .option('--weak', 'only win/draw/loss: scores 1, 0, -1 (faster)')
     .option('--no-book', 'search without the opening book')
-    .option('--table-log <n>', 'a fixed transposition table of 2^n slots, 17–28, 8 bytes each (default: 2^17 slots, growing to 2^23 within a solve that needs more)')
+    .option('--table-log <n>', 'a fixed transposition table of 2^n slots, 17–28, 8 bytes each (default: 2^17 slots, growing to 2^25 within a solve that needs more)')
     .option('--threads <n>', 'threads per solve, 1–16 (default: 2 on two or more cores; helpers join solves that run longer than ~50 ms)')
     .option('--reset-each', 'empty the table before each position (as Pons\' test driver)')
     .option('--stats', 'print "stats: <moves> <nodes> <helper nodes> <µs wall> <µs CPU>" per position and a total line on stderr')

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { SOLVE_GROW_TO, solverFor } from '../../../src/games/connect4/solve-command.js';
 import { parseSolveArgs } from '../../../src/games/connect4/solve-main.js';
 import { BOOK_TEXT } from '../../../src/games/connect4/solver/book-data.js';
 import { Book, bookPath, openingBook, Position, SearchAborted, solvablePosition, Solver, wasmPath } from '../../../src/games/connect4/solver/index.js';
@@ -240,6 +241,23 @@ describe.skipIf(!built)('connect4 solver with a growing table', () => {
     }
     // Three growths a solver (6 solvers), less any that a heavy solve made by itself.
     expect(grown).toBeGreaterThanOrEqual(15);
+  });
+
+  it("gives solve's default solver a table from 2^17 up to 2^25 slots, and --table-log a fixed one", () => {
+    const solver = solverFor({ book: false, threads: '1' });
+    try {
+      expect(solver.tableSlots).toBe(slots(17));
+      const steps: number[] = [];
+      while (solver.growTable()) steps.push(solver.tableSlots!);
+      expect(steps).toEqual([slots(19), slots(21), slots(23), slots(25)]);
+      expect(slots(SOLVE_GROW_TO)).toBe(steps.at(-1));
+    } finally {
+      solver.close();
+    }
+    const fixed = solverFor({ book: false, threads: '1', tableLog: '20' });
+    expect(fixed.tableSlots).toBe(slots(20));
+    expect(fixed.growTable()).toBe(false);
+    fixed.close();
   });
 
   it('keeps a table made whole from the start at its size, as Pons visits it', () => {
