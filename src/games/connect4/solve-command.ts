@@ -244,7 +244,7 @@ function integerOption(value: string | undefined, flag: string, min: number, max
 }
 
 /**
- * How far `solve`'s table may grow without --table-log: 2^25 slots (256 MB), reached only ~80 M
+ * How far `solve`'s table may grow without --table-log: 2^25 slots (256 MB), reached only ~45 M
  * nodes into a single solve (2^23 after ~11 M). On such solves the table's size counts most: the
  * empty board without the book took 515 s with one thread and a table grown to 2^23, 401 s with
  * 2^25 (docs/connect4.md). The house bots keep 2^23 (defaultSolver).
