@@ -14,7 +14,7 @@ export async function main(argv: string[]): Promise<number> {
   // The build's bundle of a quick entry (scripts/build.mjs); from the sources, the entry itself.
   const code =
     argv[2] === 'solve'
-      ? await quick<typeof import('./solve-entry.js')>('./solve.js', () => import('./solve-entry.js')).then((e) => e.quickSolve(argv.slice(3)))
+      ? await quick<typeof import('./games/connect4/solve-main.js')>('./games/connect4/solve-bundle.js', () => import('./games/connect4/solve-main.js')).then((e) => e.solveMain(argv.slice(3)))
       : argv[2] === 'play' && argv[3] === 'connect4'
         ? await quick<typeof import('./games/connect4/play-main.js')>('./games/connect4/play-bundle.js', () => import('./games/connect4/play-main.js')).then((e) => e.playMain(argv.slice(4)))
         : null;
