@@ -29,9 +29,7 @@ import {
   followLayout,
   generation,
   growTable,
-  layoutWord,
   NO_SCORE,
-  publishedLayout,
   scratchBase,
   tableBase,
   tableSize,
@@ -141,21 +139,16 @@ const HELPER_REPORT: u64 = 1 << 16;
       reported = count;
     }
     if (stop) unreachable();
-    // The main search grew the table: probe and store with its new size from now on.
-    if (publishedLayout() != layoutWord()) followLayout();
+    // If the main search grew the table: probe and store with its new size from now on.
+    followLayout();
     return;
   }
   nextCheck = count + mainInterval;
-  if (canGrow()) {
-    // This solve has run GROW_AFTER times more nodes than the table has slots (since it began or
-    // the table last grew): it needs a larger table. Not counted across solves: a set of short
-    // solves keeps its small table, whose probes stay in the caches.
-    const since = grownAt > solveStart ? grownAt : solveStart;
-    if (count > since && count - since > tableSize * GROW_AFTER) {
-      growTable();
-      grownAt = count;
-    }
-  }
+  // This solve has run GROW_AFTER times more nodes than the table has slots (since it began or
+  // the table last grew): it needs a larger table. Not counted across solves: a set of short
+  // solves keeps its small table, whose probes stay in the caches.
+  const since = grownAt > solveStart ? grownAt : solveStart;
+  if (count > since && count - since > tableSize * GROW_AFTER) growNow();
   if (atomic.load<i32>(CONTROL + C_DONE) != 0) unreachable();
   checkpoint(<f64>count);
 }

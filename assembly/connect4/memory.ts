@@ -189,16 +189,6 @@ export function followLayout(): void {
   }
 }
 
-/** The layout word a helper last took (followLayout), to see cheaply whether it changed. */
-export function layoutWord(): u64 {
-  return generation | <u64>tableLog;
-}
-
-/** The layout word the main instance published. */
-export function publishedLayout(): u64 {
-  return atomic.load<u64>(CONTROL + C_LAYOUT);
-}
-
 /**
  * The table's generation, kept in bits 40–63 of every entry (bits 32–39 hold the value): an entry
  * of an older generation counts as empty. So a clear costs nothing, instead of writing 64 MB and

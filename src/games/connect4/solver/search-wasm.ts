@@ -200,13 +200,13 @@ export class WasmSearch implements Search {
     return this.core.getNodes();
   }
 
+  set nodeCount(value: number) {
+    this.core.setNodes(value);
+  }
+
   /** The table's slots now (a growing table's current size). */
   get tableSlots(): number {
     return this.core.tableSlots();
-  }
-
-  set nodeCount(value: number) {
-    this.core.setNodes(value);
   }
 
   checkSoon(): void {
