@@ -17,7 +17,7 @@
  * - fresh process: `node dist/cli.js solve --no-book --table-log 24 --threads T --stats` (table
  *   "fixed": 2^24 slots from the start, exactly Pons' nodes with one thread) and `node dist/cli.js
  *   solve --no-book --threads T --stats` (table "grow": solve's default, 2^17 slots growing to
- *   2^23 as the searches fill it) on the set's moves, one table for the whole set (as Pons'
+ *   2^25 within a solve that outgrows it) on the set's moves, one table for the whole set (as Pons'
  *   `c4solver`, which keeps his 2^24-slot table and finds no book in an empty working directory).
  *   Process CPU and wall come from
  *   /usr/bin/time; "µs/pos" is the process CPU net of the same program on empty input (start-up
@@ -45,7 +45,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GROW_FROM, Position, Solver, SPLIT_AFTER } from '../src/games/connect4/solver/index.js';
+import { solverFor } from '../src/games/connect4/solve-command.js';
+import { Position } from '../src/games/connect4/solver/index.js';
 
 function flag(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -190,11 +191,8 @@ for (const set of sets) {
     const wall = median(own.map((x) => x.wallMs));
     const per = ((cpu - startCpu.get(key)!) * 1000) / cases.length;
     // Warm: this process, after a pass over the set, the table emptied.
-    const solver = new Solver({
-      ...(table === 'fixed' ? { tableLog } : { growFrom: GROW_FROM }),
-      ...(t === 'auto' ? { threads: Math.min(2, cpus().length), splitAfter: SPLIT_AFTER } : { threads: t, splitAfter: 4096 }),
-      book: null,
-    });
+    // The solver `solve` makes for the same flags.
+    const solver = solverFor({ book: false, ...(table === 'fixed' ? { tableLog: String(tableLog) } : {}), ...(t === 'auto' ? {} : { threads: String(t) }) });
     const positions = cases.map(([m]) => Position.ofMoves(Array.from(m, Number)));
     for (const p of positions) solver.solve(p);
     solver.reset();
