@@ -539,10 +539,10 @@ export class Hall {
       this.addBots(lobby, players, seats);
     } catch (err) {
       // A bot failed while joining: call the game off (its waiter rejects `started`, which the
-      // caller handles) rather than leave a lobby that never starts and rejects at stop().
+      // caller handles) rather than leave a lobby that never starts and rejects at stop(). A lobby
+      // already gone has settled its waiters (dropLobby, startIfReady).
       this.o.log.warn({ lobby: lobby.id, err: (err as Error).message }, 'house bot game could not be seated');
-      if (this.lobbies.includes(lobby)) this.cancel(lobby, TEXT.internalError);
-      else for (const w of lobby.waiters.splice(0)) w(null);
+      this.cancel(lobby, TEXT.internalError);
     }
     return started;
   }
