@@ -150,7 +150,6 @@ async function queued(text: string, n: number): Promise<{ seconds: number; match
     // Per match, by the clocks of this machine: from taking the job to the game's start, and from
     // the game's end to the job's completion; and from one completion to the next take.
     const spans = await timeline(
-      schema,
       `SELECT (extract(epoch FROM j.started_on) * 1000)::float8 AS taken, (extract(epoch FROM j.completed_on) * 1000)::float8 AS released,
               m.started_at::float8 AS game_start, m.ended_at::float8 AS game_end
          FROM ${jobsSchema(schema)}.job j
@@ -180,7 +179,6 @@ async function inProcess(text: string): Promise<{ seconds: number; matches: numb
     const seconds = (performance.now() - t0) / 1000;
     if (outcome !== 'finished') throw new Error(`the tournament ${outcome}`);
     const spans = await timeline(
-      schema,
       `SELECT t.started_at::float8 AS taken, t.ended_at::float8 AS released, m.started_at::float8 AS game_start, m.ended_at::float8 AS game_end
          FROM ${schema}.tournament_matches t JOIN ${schema}.matches m ON m.id = t.records::jsonb->>0
         ORDER BY t.started_at`,
@@ -199,7 +197,7 @@ interface Spans {
   between: number;
 }
 
-async function timeline(_schema: string, sql: string): Promise<Spans> {
+async function timeline(sql: string): Promise<Spans> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   const rows = (await c.query<{ taken: number; released: number; game_start: number; game_end: number }>(sql)).rows;
