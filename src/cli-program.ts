@@ -8,6 +8,7 @@ import { RecordStore, type MatchDetail, type MatchRecord } from './core/records.
 import type { Records } from './core/record-backend.js';
 import { parseAge } from './core/retention.js';
 import { findGame, GAMES } from './games/registry.js';
+import { openDatabaseRecords } from './records-open.js';
 import { serve, StartError } from './serve.js';
 import { registerTournamentCommands, registerWorkerCommand } from './tournament/cli.js';
 import { registerCheckClientCommand } from './conformance/cli.js';
@@ -49,12 +50,7 @@ function openStore(global: GlobalOptions, mode: 'read' | 'write' = 'read'): Reco
 async function openRecords(global: GlobalOptions): Promise<Records> {
   const settings = settingsFrom(global);
   if (settings.database.url === '') return openStore(global);
-  const { PgRecordStore } = await import('./core/records-pg.js');
-  try {
-    return await PgRecordStore.open({ url: settings.database.url, schema: settings.database.schema, mode: 'read' });
-  } catch (err) {
-    throw new UsageError(`cannot open the records in ${recordsWhere(settings)}: ${(err as Error).message}`);
-  }
+  return openDatabaseRecords(settings, 'read');
 }
 
 /** `--game <name>` of the record commands: a game we do not serve is a usage error, not an empty list. */

@@ -19,6 +19,7 @@ import {
   tournamentStandings,
   type TournamentProgress,
 } from './coordinator.js';
+import { openDatabaseRecords } from '../records-open.js';
 import { formatError, parseTournament } from './file.js';
 import type { LifeLock, MatchQueue } from './queue.js';
 import { formatStandings, formatStatus, matchLine, progressLine } from './report.js';
@@ -61,14 +62,7 @@ function settingsOf(cmd: Command): Settings {
  */
 async function openStore(cmd: Command, mode: 'read' | 'write' | 'serve'): Promise<Records> {
   const settings = settingsOf(cmd);
-  if (settings.database.url !== '') {
-    const { PgRecordStore } = await import('../core/records-pg.js');
-    try {
-      return await PgRecordStore.open({ url: settings.database.url, schema: settings.database.schema, mode });
-    } catch (err) {
-      throw new UsageError(`cannot open the records in ${recordsWhere(settings)}: ${(err as Error).message}`);
-    }
-  }
+  if (settings.database.url !== '') return openDatabaseRecords(settings, mode);
   const file = recordsFile(settings);
   if (mode === 'read' && !existsSync(file))
     throw new UsageError(`no record store at ${file} (wrong --data-dir?)`);
@@ -430,13 +424,7 @@ export function registerWorkerCommand(program: Command): void {
       const worker = newWorkerId();
       const stop = new AbortController();
       let exitCode = 0;
-      const { PgRecordStore } = await import('../core/records-pg.js');
-      let store: Records;
-      try {
-        store = await PgRecordStore.open({ url: settings.database.url, schema: settings.database.schema, mode: 'serve' });
-      } catch (err) {
-        throw new UsageError(`cannot open the records in ${recordsWhere(settings)}: ${(err as Error).message}`);
-      }
+      const store: Records = await openDatabaseRecords(settings, 'serve');
       let queue: MatchQueue | null = null;
       let lock: LifeLock | null = null;
       const onSignal = (signal: NodeJS.Signals) => {
