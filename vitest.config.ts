@@ -11,5 +11,9 @@ export default defineConfig({
     // (serially the suite took 15 min on 2 cores with both mostly idle).
     maxWorkers: 2,
     reporters: ['default'],
+    // expect.poll waits up to 1 s by default: on a busy 2-core CI machine a browser page's fetch and
+    // render (with a record store write and other suites beside it) can take longer. A poll that
+    // succeeds returns at once, so only a failing one waits the full time.
+    expect: { poll: { timeout: 10_000 } },
   },
 });

@@ -25,7 +25,7 @@ beforeAll(() => {
 describe('spielhalle serve start-up', () => {
   it('binds every game port and the dashboard within the bound, and logs one `listening` line per server', async () => {
     const { args, ports } = await allGamesOnFreePorts();
-    const run = await measureStartup({ cli, args: [...args, '--log-level', 'info'], ports, limitMs: LIMIT_MS });
+    const run = await measureStartup({ cli, args: [...args, '--log-level', 'info'], ports, limitMs: LIMIT_MS, listeningLines: 6 });
     for (const p of ports) expect(run.ready[p.name], `${p.name} (${p.transport} ${p.port}) answered within ${LIMIT_MS} ms; stderr:\n${run.stderr}`).not.toBeNull();
     expect(run.all).toBeLessThan(LIMIT_MS);
 

@@ -111,6 +111,12 @@ export interface StartupOptions {
   env?: Record<string, string>;
   /** Keep the server running after every port answered for this long (to let house bots start). */
   lingerMs?: number;
+  /**
+   * Keep the server running after every port answered until this many `listening` lines arrived
+   * (within the limit): a port accepts from its listen() on, a moment before the line that says so
+   * is written, and a server stopped in between never writes it.
+   */
+  listeningLines?: number;
 }
 
 /** Spawns the server, probes every port until it answers (or `limitMs`), then stops the server. */
@@ -157,6 +163,8 @@ export async function measureStartup(o: StartupOptions): Promise<StartupRun> {
         }
       }),
     );
+    if (o.listeningLines !== undefined)
+      while (listening.length < o.listeningLines && !exited() && performance.now() - t0 < limit) await wait(5);
     if (o.lingerMs) await wait(o.lingerMs);
   } finally {
     if (!exited()) {
