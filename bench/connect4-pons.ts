@@ -16,8 +16,8 @@
  * them alike); the table shows the median round:
  * - fresh process: `node dist/cli.js solve --no-book --table-log 24 --threads T --stats` (table
  *   "fixed": 2^24 slots from the start, exactly Pons' nodes with one thread) and `node dist/cli.js
- *   solve --no-book --threads T --stats` (table "grow": solve's default, 2^17 slots growing to
- *   2^25 within a solve that outgrows it) on the set's moves, one table for the whole set (as Pons'
+ *   solve --no-book --threads T --stats` (table "grow": solve's default, 2^18 slots in
+ *   buckets of two, growing to 2^25 within a solve that outgrows it) on the set's moves, one table for the whole set (as Pons'
  *   `c4solver`, which keeps his 2^24-slot table and finds no book in an empty working directory).
  *   Process CPU and wall come from
  *   /usr/bin/time; "µs/pos" is the process CPU net of the same program on empty input (start-up

@@ -30,9 +30,13 @@ import {
   generation,
   growTable,
   NO_SCORE,
+  PAYLOAD_BITS,
+  place,
+  STONES_SHIFT,
   scratchBase,
   tableBase,
   tableSize,
+  tableWays,
   thread,
 } from './memory';
 
@@ -48,8 +52,8 @@ const MAX_SCORE: i32 = ((CELLS + 1) >> 1) - 3;
 const UPPER_OFFSET: i32 = 1 - MIN_SCORE;
 const LOWER_OFFSET: i32 = MAX_SCORE - 2 * MIN_SCORE + 2;
 const LOWER_THRESHOLD: u32 = <u32>(MAX_SCORE - MIN_SCORE + 1);
-/** Where an entry keeps its value (memory.ts: key bits, value, generation). */
-const VALUE_BITS: u64 = <u64>0xff << 32;
+/** The bits a hit must match: the key's and the generation's (memory.ts tableBase: key bits, value, stones, generation). */
+const TAG_BITS: u64 = ~PAYLOAD_BITS;
 
 const CHECK_INTERVAL: u64 = 1 << 16;
 
@@ -148,7 +152,7 @@ const HELPER_REPORT: u64 = 1 << 16;
   // the table last grew): it needs a larger table. Not counted across solves: a set of short
   // solves keeps its small table, whose probes stay in the caches.
   const since = grownAt > solveStart ? grownAt : solveStart;
-  if (count > since && count - since > tableSize * GROW_AFTER) growNow();
+  if (count > since && count - since > tableSize * <u64>tableWays * GROW_AFTER) growNow();
   if (atomic.load<i32>(CONTROL + C_DONE) != 0) unreachable();
   checkpoint(<f64>count);
 }
@@ -172,7 +176,7 @@ export function setCheckInterval(interval: f64): void {
 
 /** The table's slots now (it may grow, memory.ts growTable). */
 export function tableSlots(): f64 {
-  return <f64>tableSize;
+  return <f64>(tableSize * <u64>tableWays);
 }
 
 /** Grows the table now, as a solve that outgrows it does (reachCheck); false at its largest size. */
@@ -227,8 +231,8 @@ function negamax(cur: u64, mask: u64, n: i32, alpha: i32, beta: i32, opp: u64): 
 
   // Start the table probe first: its cache miss overlaps with the bit work below.
   const key = cur + mask;
-  const slot = tableBase + <usize>((key % tableSize) << 3);
-  const entry = load<u64>(slot);
+  const slot = tableBase + (<usize>(key % tableSize) << (tableWays == 2 ? 4 : 3));
+  let entry = load<u64>(slot);
 
   // Possible non-losing moves.
   let possible = (mask + BOTTOM) & BOARD;
@@ -256,7 +260,8 @@ function negamax(cur: u64, mask: u64, n: i32, alpha: i32, beta: i32, opp: u64): 
 
   // A hit: the same low 32 key bits, written in this generation (then the value is never 0).
   const tag = <u64>(<u32>key) | generation;
-  if ((entry & ~VALUE_BITS) == tag) {
+  if ((entry & TAG_BITS) != tag && tableWays == 2) entry = load<u64>(slot + 8);
+  if ((entry & TAG_BITS) == tag) {
     const stored = <u32>(entry >> 32) & 0xff;
     if (stored > LOWER_THRESHOLD) {
       min = <i32>stored - LOWER_OFFSET;
@@ -303,12 +308,12 @@ function negamax(cur: u64, mask: u64, n: i32, alpha: i32, beta: i32, opp: u64): 
       const threats = load<u64>(WINS + ((row + prio) << 3)) & ~childMask;
       const score = -negamax(next, childMask, n + 1, -beta, -alpha, threats);
       if (score >= beta) {
-        store<u64>(slot, tag | (<u64>(score + LOWER_OFFSET) << 32));
+        place(slot, tag | (<u64>(score + LOWER_OFFSET) << 32) | (<u64>n << STONES_SHIFT), n);
         return score;
       }
       if (score > alpha) alpha = score;
     }
-    store<u64>(slot, tag | (<u64>(alpha + UPPER_OFFSET) << 32));
+    place(slot, tag | (<u64>(alpha + UPPER_OFFSET) << 32) | (<u64>n << STONES_SHIFT), n);
     return alpha;
   }
 
@@ -339,7 +344,7 @@ function negamax(cur: u64, mask: u64, n: i32, alpha: i32, beta: i32, opp: u64): 
       const score = -negamax(next, childMask, n + 1, -beta, -alpha, threats);
       if (claim != 0 && load<u64>(claim) == childKey) store<u64>(claim, 0);
       if (score >= beta) {
-        store<u64>(slot, tag | (<u64>(score + LOWER_OFFSET) << 32));
+        place(slot, tag | (<u64>(score + LOWER_OFFSET) << 32) | (<u64>n << STONES_SHIFT), n);
         return score;
       }
       if (score > alpha) alpha = score;
@@ -348,7 +353,7 @@ function negamax(cur: u64, mask: u64, n: i32, alpha: i32, beta: i32, opp: u64): 
     pass = 1;
   }
 
-  store<u64>(slot, tag | (<u64>(alpha + UPPER_OFFSET) << 32));
+  place(slot, tag | (<u64>(alpha + UPPER_OFFSET) << 32) | (<u64>n << STONES_SHIFT), n);
   return alpha;
 }
 

@@ -4,12 +4,28 @@
 // the opening book's hash table (from bookReset). Nothing is ever freed. Everything lives above
 // __heap_base, so that no data segment of a helper's instantiation writes over it.
 
-/** Table slots: the smallest prime ≥ 2^tableLog (Pons). */
+/**
+ * Table buckets: the smallest prime ≥ 2^tableLog / tableWays (Pons: one slot a bucket). A key's
+ * bucket is key % tableSize, so the low 32 key bits a slot keeps tell the key exactly (the
+ * Chinese remainder theorem: the key has 49 bits, and the prime is above 2^17).
+ */
 export let tableSize: u64 = 0;
-/** The table's size now (log2, rounded up to the prime) and the most it may grow to (growTable). */
+/**
+ * Slots a bucket: 1 for a fixed table (Pons' table, his node counts), 2 for a growing one. A
+ * bucket of two is 16 bytes of one cache line, so it costs one miss like a slot: the first slot
+ * keeps the entry nearest the root (fewest stones), the second the newest other one. Pons' table
+ * keeps only the newest entry, so once a long solve has filled it, the deep positions of every
+ * subtree throw out the few near the root that saved the most work (measured on positions of 6–7
+ * stones with 2^20 slots: 1.6–3.7× fewer nodes with two slots a bucket in the same memory).
+ */
+export let tableWays: i32 = 1;
+/** The table's size now (log2 of its slots, rounded up to the prime) and the most it may grow to (growTable). */
 export let tableLog: i32 = 0;
 let tableMaxLog: i32 = 0;
-/** Byte address of slot 0; a slot is 8 bytes: the low 32 key bits, the value, the generation. */
+/**
+ * Byte address of bucket 0 (64-byte aligned); a slot is 8 bytes: the low 32 key bits, the value
+ * (bits 32–39), the position's stones (40–45), the generation (46–63).
+ */
 export let tableBase: usize = 0;
 
 export let bookBase: usize = 0;
@@ -46,8 +62,9 @@ const C_BOOK_BASE: usize = 60;
 const C_BOOK_SLOTS: usize = 64;
 const C_BOOK_DEPTH: usize = 68;
 /**
- * u64: the table's generation (bits 40–63) with its size's log2 (bits 0–7), in one word so that a
- * helper reads both at once (growTable changes both while helpers may be searching).
+ * u64: the table's generation (bits 46–63) with its slots a bucket (bits 8–15) and its size's log2
+ * (bits 0–7), in one word so that a helper reads them at once (growTable changes the generation
+ * and the size while helpers may be searching).
  */
 const C_LAYOUT: usize = 72;
 /** u64: negamax calls of the helpers (added at the end of each of their jobs). */
@@ -88,26 +105,38 @@ function isPrime(n: u64): bool {
 }
 
 /** The smallest prime ≥ 2^log. */
-function slotsFor(log: i32): u64 {
+function primeFrom(log: i32): u64 {
   let size: u64 = <u64>1 << (<u64>log);
   while (!isPrime(size)) size++;
   return size;
 }
 
+/** Buckets of a table of 2^log slots with `ways` slots a bucket. */
+function bucketsFor(log: i32, ways: i32): u64 {
+  return primeFrom(ways == 2 ? log - 1 : log);
+}
+
+/** Bytes the table takes now. */
+export function tableBytes(): usize {
+  return <usize>(tableSize * <u64>tableWays) << 3;
+}
+
 /**
  * Sets the table up (once per instance): 2^startLog slots (rounded up to a prime) now, growing
- * toward 2^logSize as the search fills it (growTable); startLog ≥ logSize gives the fixed table of
- * 2^logSize slots. The memory for the largest size is reserved at once, but a page of it costs a
- * page fault only when first written, so a small table makes a fresh process's short solves cheap.
- * Returns the largest slot count, or 0 if memory ran out.
+ * toward 2^logSize as the search fills it (growTable), two slots a bucket (startLog ≥ 18); startLog
+ * ≥ logSize gives the fixed table of 2^logSize slots, one a bucket (Pons' table). The memory for
+ * the largest size is reserved at once, but a page of it costs a page fault only when first
+ * written, so a small table makes a fresh process's short solves cheap. Returns the largest slot
+ * count, or 0 if memory ran out.
  */
 export function initTable(logSize: i32, startLog: i32): f64 {
-  const most = slotsFor(logSize);
+  tableWays = startLog < logSize ? 2 : 1;
+  const most = bucketsFor(logSize, tableWays) * <u64>tableWays;
   const base = CLAIMS + CLAIM_BYTES;
   if (!reserve(base + <usize>(most << 3))) return 0;
   tableMaxLog = logSize;
   tableLog = startLog < logSize ? startLog : logSize;
-  tableSize = tableLog == logSize ? most : slotsFor(tableLog);
+  tableSize = bucketsFor(tableLog, tableWays);
   tableBase = base;
   bookBase = base + <usize>(most << 3);
   publish();
@@ -123,16 +152,107 @@ export function canGrow(): bool {
 }
 
 /**
- * Makes the table 2^GROW_STEP times larger (at most its largest size), emptied: an entry's slot
- * depends on the size and keeps only 32 key bits, so no entry can move; the new generation makes
- * every old one count as empty (a thread still on the old layout stores entries nobody on the new
- * one can take for its own). Main instance only.
+ * Makes the table 2^GROW_STEP times larger (at most its largest size) and moves its entries into
+ * their new buckets (rehash), so that a long solve keeps what it has found. Main instance only.
  */
 export function growTable(): void {
+  const oldSize = tableSize;
+  const oldGeneration = generation;
   tableLog = tableLog + GROW_STEP < tableMaxLog ? tableLog + GROW_STEP : tableMaxLog;
-  tableSize = slotsFor(tableLog);
+  tableSize = bucketsFor(tableLog, tableWays);
   nextGeneration();
+  if (oldGeneration < generation) rehash(oldSize, oldGeneration);
   publish();
+}
+
+/** Where an entry keeps its stones (memory.ts tableBase), and the bits that are not its tag. */
+export const STONES_SHIFT: u64 = 40;
+export const PAYLOAD_BITS: u64 = <u64>0x3fff << 32;
+
+/** −p^−1 mod 2^32 for an odd p (Newton's iteration), for the Montgomery reduction of rehash. */
+function negInverse32(p: u64): u64 {
+  let inv: u64 = p;
+  for (let i = 0; i < 5; i++) inv = (inv * (2 - p * inv)) & 0xffffffff;
+  return (<u64>0x100000000 - inv) & 0xffffffff;
+}
+
+/**
+ * Moves the entries of generation `from` out of the buckets of a table of `oldSize` buckets into
+ * those of the table now, in place, as entries of the generation now. An entry keeps only the low
+ * 32 bits of its key, but its old bucket is key % oldSize, and the two give the whole key back
+ * (Chinese remainder theorem: the key is tag + 2^32 · j with j = (bucket − tag) · 2^−32 mod
+ * oldSize, and j < 2^17 for a 49-bit key; a larger j marks an entry torn by a racing write, and it
+ * is dropped). The old buckets are read in order; an entry is lifted out before it is moved, and
+ * if its new bucket holds an old entry not read yet, that one is lifted out in turn and moved next
+ * (a chain), so nothing is lost but what two new entries of a full bucket push out. Helpers may
+ * store meanwhile: whatever they store in the old layout is of the old generation and moved (or
+ * stale), in the new layout of the new one; at worst a racing write loses an entry.
+ */
+function rehash(oldSize: u64, from: u64): void {
+  const waysLog: usize = tableWays == 2 ? 4 : 3;
+  const oldEnd = tableBase + (<usize>oldSize << waysLog);
+  const negInverse = negInverse32(oldSize);
+  const wrap = oldSize << 32;
+  for (let at = tableBase; at < oldEnd; at += 8) {
+    let entry = load<u64>(at);
+    if ((entry & GENERATION_BITS) != from) continue;
+    store<u64>(at, 0);
+    let bucket = <u64>((at - tableBase) >> waysLog);
+    for (;;) {
+      const tag = entry & 0xffffffff;
+      // (bucket − tag) · 2^−32 mod oldSize, by Montgomery's reduction (no division): x ≡ bucket −
+      // tag, below 2 · oldSize · 2^32; x + m · oldSize is a multiple of 2^32; the quotient is below 3 · oldSize.
+      const x = bucket + wrap - tag;
+      const m = ((x & 0xffffffff) * negInverse) & 0xffffffff;
+      let high = (x + m * oldSize) >> 32;
+      while (high >= oldSize) high -= oldSize;
+      if (high >= <u64>1 << 17) break;
+      const key = tag | (high << 32);
+      const moved = (entry & PAYLOAD_BITS) | tag | generation;
+      const into = tableBase + (<usize>(key % tableSize) << waysLog);
+      // An old entry not read yet in the way: lift it out and move it next.
+      let lifted: usize = 0;
+      for (let other = into; other < into + (<usize>1 << waysLog); other += 8) {
+        if (other > at && other < oldEnd && (load<u64>(other) & GENERATION_BITS) == from) {
+          lifted = other;
+          break;
+        }
+      }
+      if (lifted != 0) {
+        const next = load<u64>(lifted);
+        store<u64>(lifted, moved);
+        entry = next;
+        bucket = <u64>((lifted - tableBase) >> waysLog);
+        continue;
+      }
+      place(into, moved, <i32>((moved >> STONES_SHIFT) & 0x3f));
+      break;
+    }
+  }
+}
+
+/**
+ * Puts an entry into the bucket at `at` as the search does (index.ts put): one slot a bucket, or
+ * two with the one of fewest stones first and the newest other one second.
+ */
+// @ts-ignore: decorator
+@inline export function place(at: usize, entry: u64, n: i32): void {
+  if (tableWays == 1) {
+    store<u64>(at, entry);
+    return;
+  }
+  const first = load<u64>(at);
+  if ((first & ~PAYLOAD_BITS) == (entry & ~PAYLOAD_BITS)) {
+    store<u64>(at, entry);
+    return;
+  }
+  const current = (first & GENERATION_BITS) == generation;
+  if (current && <i32>((first >> STONES_SHIFT) & 0x3f) < n) {
+    store<u64>(at + 8, entry);
+    return;
+  }
+  if (current) store<u64>(at + 8, first);
+  store<u64>(at, entry);
 }
 
 /**
@@ -142,7 +262,7 @@ export function growTable(): void {
  */
 export function touchTable(): void {
   adopt();
-  const end = tableBase + <usize>(tableSize << 3);
+  const end = tableBase + tableBytes();
   for (let at = tableBase & ~(<usize>4095); at < end; at += 4096) {
     if (at >= tableBase) atomic.add<u32>(at, 0);
   }
@@ -154,7 +274,7 @@ function publish(): void {
   store<u32>(CONTROL + C_BOOK_BASE, <u32>bookBase);
   store<u32>(CONTROL + C_BOOK_SLOTS, bookSlots);
   store<i32>(CONTROL + C_BOOK_DEPTH, bookDepth);
-  atomic.store<u64>(CONTROL + C_LAYOUT, generation | <u64>tableLog);
+  atomic.store<u64>(CONTROL + C_LAYOUT, generation | (<u64>tableWays << 8) | <u64>tableLog);
 }
 
 /** A helper instance: its thread number (1…MAX_THREADS − 1) picks its own move lists. */
@@ -181,20 +301,24 @@ export function adopt(): void {
 export function followLayout(): void {
   const word = atomic.load<u64>(CONTROL + C_LAYOUT);
   const log = <i32>(word & 0xff);
-  generation = word & ~(<u64>0xff);
+  generation = word & GENERATION_BITS;
   // (A new helper's tableSize is 0, so its first job computes it even for a fixed table.)
   if (log != tableLog || tableSize == 0) {
     tableLog = log;
-    tableSize = slotsFor(log);
+    tableWays = <i32>(word >> 8) & 0xff;
+    tableSize = bucketsFor(log, tableWays);
   }
 }
 
 /**
- * The table's generation, kept in bits 40–63 of every entry (bits 32–39 hold the value): an entry
- * of an older generation counts as empty. So a clear costs nothing, instead of writing 64 MB and
- * evicting every cache line the next search needs; the memory is wiped only when the 24 bits wrap.
+ * The table's generation, kept in bits 46–63 of every entry (bits 32–39 hold the value, 40–45 the
+ * stones): an entry of an older generation counts as empty. So a clear costs nothing, instead of
+ * writing 64 MB and evicting every cache line the next search needs; the memory is wiped only when
+ * the 18 bits wrap.
  */
-export let generation: u64 = <u64>1 << 40;
+export const GENERATION_SHIFT: u64 = 46;
+export const GENERATION_BITS: u64 = ~((<u64>1 << GENERATION_SHIFT) - 1);
+export let generation: u64 = <u64>1 << GENERATION_SHIFT;
 
 export function clearTable(): void {
   nextGeneration();
@@ -202,11 +326,11 @@ export function clearTable(): void {
 }
 
 function nextGeneration(): void {
-  generation += <u64>1 << 40;
+  generation += <u64>1 << GENERATION_SHIFT;
   if (generation == 0) {
     // The table only grows, so nothing was ever written beyond its size now.
-    memory.fill(tableBase, 0, <usize>(tableSize << 3));
-    generation = <u64>1 << 40;
+    memory.fill(tableBase, 0, tableBytes());
+    generation = <u64>1 << GENERATION_SHIFT;
   }
 }
 

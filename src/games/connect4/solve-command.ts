@@ -252,7 +252,7 @@ function integerOption(value: string | undefined, flag: string, min: number, max
 export const SOLVE_GROW_TO = 25;
 
 /**
- * The solver `solve` uses: the opening book unless --no-book; a table of 2^17 slots growing to
+ * The solver `solve` uses: the opening book unless --no-book; a table of 2^18 slots growing to
  * 2^SOLVE_GROW_TO within a solve that outgrows it, or a fixed one of 2^N slots with --table-log N
  * (Pons' node counts); and --threads (default defaultThreads()). Without --threads, helpers join a solve
  * after SPLIT_AFTER nodes (~50 ms), so short solves never wake them; with an explicit --threads
@@ -310,7 +310,7 @@ export function registerSolveCommand(program: Command): void {
     .option('--best <moves>', 'print the score of every column of one position and the best column(s)')
     .option('--weak', 'only win/draw/loss: scores 1, 0, -1 (faster)')
     .option('--no-book', 'search without the opening book')
-    .option('--table-log <n>', 'a fixed transposition table of 2^n slots, 17–28, 8 bytes each (default: 2^17 slots, growing to 2^25 within a solve that needs more)')
+    .option('--table-log <n>', 'a fixed transposition table of 2^n slots, 17–28, 8 bytes each (default: 2^18 slots in buckets of two, growing to 2^25 within a solve that needs more)')
     .option('--threads <n>', 'threads per solve, 1–16 (default: 2 on two or more cores; helpers join solves that run longer than ~50 ms)')
     .option('--reset-each', 'empty the table before each position (as Pons\' test driver)')
     .option('--stats', 'print "stats: <moves> <nodes> <helper nodes> <µs wall> <µs CPU>" per position and a total line on stderr')

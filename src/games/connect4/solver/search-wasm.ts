@@ -154,7 +154,8 @@ export class WasmSearch implements Search {
   constructor(module: object, tableLog: number, checkpoint: Checkpoint, parallel: ParallelOptions = { threads: 1, splitAfter: Infinity }, growFrom = tableLog) {
     // Below 2^17 slots the 32 stored key bits no longer pin down a 49-bit key.
     if (!Number.isInteger(tableLog) || tableLog < 17 || tableLog > 28) throw new RangeError('logSize must be 17–28');
-    if (!Number.isInteger(growFrom) || growFrom < 17) throw new RangeError('growFrom must be a whole number of 17 or more');
+    // A growing table has two slots a bucket (memory.ts tableWays): 2^17 buckets or more.
+    if (!Number.isInteger(growFrom) || growFrom < (growFrom < tableLog ? 18 : 17)) throw new RangeError('growFrom must be a whole number of 18 or more');
     this.module = module;
     this.parallel = parallel;
     this.memory = new wasm.Memory({ initial: 2, maximum: 65536, shared: true });

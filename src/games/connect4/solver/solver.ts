@@ -11,11 +11,13 @@ export interface SolverOptions {
   /** log2 of the transposition table's slots, 17–28 (Pons: 23; 8 bytes a slot, so 64 MB). */
   tableLog?: number;
   /**
-   * WebAssembly only: start the table at 2^growFrom slots (17 or more) and let it grow, 2^2 times
+   * WebAssembly only: start the table at 2^growFrom slots (18 or more) and let it grow, 2^2 times
    * at a time, up to 2^tableLog within a solve that runs more than 4 times as many nodes as it has
    * slots (growing empties it). Short solves then probe a table that stays in the caches, and a
    * fresh process writes a few pages, not 64 MB of them (each page's first write is a page fault).
-   * Default: the whole table from the start, which visits exactly Pons' nodes.
+   * A growing table has two slots a bucket, the first keeping the entry nearest the root
+   * (assembly/connect4/memory.ts tableWays). Default: the whole table from the start, one slot a
+   * bucket, which visits exactly Pons' nodes.
    */
   growFrom?: number;
   book?: Book | null;
@@ -40,11 +42,11 @@ export interface SolverOptions {
 export const SPLIT_AFTER = 1 << 20;
 
 /**
- * Where a growing table starts (SolverOptions.growFrom): 2^17 slots, 1 MB, the least that keeps
- * 32 key bits exact. A solve grows it to 2^19 after ~0.5 M nodes, to 2^21 after ~2.6 M, to 2^23
- * after ~11 M (assembly/connect4/index.ts reachCheck).
+ * Where a growing table starts (SolverOptions.growFrom): 2^18 slots in 2^17 buckets of two, 2 MB,
+ * the least that keeps 32 key bits exact. A solve grows it to 2^20 after ~1 M nodes, to 2^22 after
+ * ~4 M, to 2^24 after ~17 M (assembly/connect4/index.ts reachCheck).
  */
-export const GROW_FROM = 17;
+export const GROW_FROM = 18;
 
 /** Thrown out of a search when its deadline passes; the table stays valid. */
 export class SearchAborted extends Error {
