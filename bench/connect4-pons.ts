@@ -113,13 +113,14 @@ function timed(cmd: string, args: string[], inputFile: string, env: NodeJS.Proce
   return { wallMs, cpuMs, stdout: r.stdout, stderr: r.stderr };
 }
 
-const ours = (table: Table, threads: number | 'auto'): string[] => [
+/** Our command; `--stats` only for the node counts, in a run of its own: timed runs print what Pons prints. */
+const ours = (table: Table, threads: number | 'auto', stats = false): string[] => [
   cli,
   'solve',
   '--no-book',
   ...(table === 'fixed' ? ['--table-log', String(tableLog)] : []),
   ...(threads === 'auto' ? [] : ['--threads', String(threads)]),
-  '--stats',
+  ...(stats ? ['--stats'] : []),
 ];
 
 function checkScores(out: string, cases: [string, number][], who: string): number {
@@ -174,10 +175,15 @@ for (const set of sets) {
       const run = timed(process.execPath, ours(v.table, v.threads), movesFile);
       checkScores(run.stdout, cases, `ours (${v.table} table, ${v.threads} threads) on ${set}`);
       results.set(v.key, [...(results.get(v.key) ?? []), run]);
-      const total = /stats: total \d+ positions, (\d+) nodes, (\d+) helper nodes/.exec(run.stderr);
-      nodes.set(v.key, { main: Number(total?.[1]), helper: Number(total?.[2]) });
     }
     process.stderr.write(`${set}: round ${r + 1} of ${runs} done (load ${load()})\n`);
+  }
+  // The node counts, from one more run with --stats (not timed).
+  for (const v of variants) {
+    const run = timed(process.execPath, ours(v.table, v.threads, true), movesFile);
+    checkScores(run.stdout, cases, `ours (${v.table} table, ${v.threads} threads, --stats) on ${set}`);
+    const total = /stats: total \d+ positions, (\d+) nodes, (\d+) helper nodes/.exec(run.stderr);
+    nodes.set(v.key, { main: Number(total?.[1]), helper: Number(total?.[2]) });
   }
   const ponsRuns = results.get('pons') ?? [];
   const ponsCpu = median(ponsRuns.map((x) => x.cpuMs));
@@ -214,7 +220,7 @@ for (const set of sets) {
 
 const lines = [
   header,
-  `ours: node dist/cli.js solve --no-book [--table-log ${tableLog}: table fixed] --threads T --stats (fresh process per set, one table per set${childEnv.NODE_EXTRA_CA_CERTS === undefined ? ', without NODE_EXTRA_CA_CERTS' : ''}); Pons: ${pons ?? '(not given)'}; median of ${runs} interleaved rounds`,
+  `ours: node dist/cli.js solve --no-book [--table-log ${tableLog}: table fixed] --threads T (fresh process per set; node counts from one more run with --stats; one table per set${childEnv.NODE_EXTRA_CA_CERTS === undefined ? ', without NODE_EXTRA_CA_CERTS' : ''}); Pons: ${pons ?? '(not given)'}; median of ${runs} interleaved rounds`,
   '',
   '| set | table | threads | positions | exact | mean nodes | mean helper nodes | ours process CPU / wall ms | ours µs/pos (CPU, net of start) | ours warm µs/pos CPU / wall | Pons process CPU / wall ms | Pons µs/pos | CPU ratio | wall ratio | µs/pos ratio | load |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -232,7 +238,7 @@ if (process.argv.includes('--empty')) {
     lines.push(`| Pons | ${run.stdout.trim()} | | | ${fmt(run.cpuMs / 1000, 1)} | ${fmt(run.wallMs / 1000, 1)} | 1.00 |`);
   }
   for (const { table, threads: t } of variants) {
-    const run = timed(process.execPath, [...ours(table, t), ''], empty);
+    const run = timed(process.execPath, [...ours(table, t, true), ''], empty);
     const s = /stats: - (\d+) (\d+)/.exec(run.stderr);
     lines.push(`| ours, ${table} table, ${t} thread(s) | ${run.stdout.trim()} | ${s?.[1] ?? '?'} | ${s?.[2] ?? '?'} | ${fmt(run.cpuMs / 1000, 1)} | ${fmt(run.wallMs / 1000, 1)} | ${fmt(run.wallMs / ponsWall, 2)} |`);
   }

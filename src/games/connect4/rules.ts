@@ -112,17 +112,17 @@ export function fromMoves(notation: string): Result<C4State, SequenceError> {
   const moves: number[] = [];
   for (let i = 0; i < notation.length; i++) {
     const ch = notation.charCodeAt(i);
-    const where = `at position ${i + 1}`;
+    // (The message's text only on an error: a solver set checks tens of thousands of moves.)
     if (ch < 0x31 || ch > 0x37) {
-      return err({ code: 'bad-notation', message: `not a column ${where}: ${JSON.stringify(notation[i])}`, index: i });
+      return err({ code: 'bad-notation', message: `not a column at position ${i + 1}: ${JSON.stringify(notation[i])}`, index: i });
     }
     const column = ch - 0x30;
     const problem = place(board, column);
     if (problem) {
       const message =
         problem.code === 'column-full'
-          ? `column ${column} is already full ${where}`
-          : `move ${where} continues after a four`;
+          ? `column ${column} is already full at position ${i + 1}`
+          : `move at position ${i + 1} continues after a four`;
       return err({ code: problem.code, message, index: i });
     }
     moves.push(column);

@@ -1,7 +1,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bestReport, SolveProgress, solveLine, solveStream } from '../../../src/games/connect4/solve-command.js';
+import { bestReport, movesOf, SolveProgress, solveLine, solveStream } from '../../../src/games/connect4/solve-command.js';
 import {
   Book,
   canonicalKey,
@@ -310,6 +310,64 @@ describe('spielhalle solve', () => {
     expect(solveLine('4343434', 5, solver).error).toMatch(/^spielhalle: line 5: "4343434": the game is already won/);
     expect(solveLine('44444444', 6, solver).error).toMatch(/column 4 is already full at position 7/);
     expect(solveLine('4455 x', 7, solver).error).toMatch(/expected/);
+  });
+
+  it('reads a line as /^(\\S*)(?:\\s+(-?\\d+))?$/ does', () => {
+    const pattern = /^(\S*)(?:\s+(-?\d+))?$/;
+    const piece = fc.constantFrom('4', '7', '0', '-', '-1', '12', ' ', '  ', '\t', '\u00a0', '\u2003', '\u3000', 'x', '\u00e9', '\r', '\v');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), (pieces) => {
+        const text = pieces.join('').trim();
+        expect(movesOf(text), JSON.stringify(text)).toBe(pattern.exec(text)?.[1] ?? null);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('takes lines ended by \\n, \\r\\n or \\r, in chunks split anywhere, and a last line without an end', async () => {
+    const lines = fixture('Test_L3_R1').slice(0, 6).map(([m]) => m);
+    const text = `${lines[0]}\r\n${lines[1]}\r${lines[2]}\n\n${lines[3]}\r\n1x\r\n${lines[4]}\n${lines[5]}`;
+    const expected = lines.map((m) => `${m} ${solver.solve(position(m))}\n`).join('');
+    for (const cut of [1, 2, 5, text.indexOf('\r') + 1, text.lastIndexOf('\r') + 1]) {
+      const input = new PassThrough();
+      const out = new PassThrough();
+      const errOut = new PassThrough();
+      let stdout = '';
+      let stderr = '';
+      out.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      errOut.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const done = solveStream(input, out, errOut, solver);
+      // Chunks of `cut` characters: a \r\n may be split between two of them.
+      for (let i = 0; i < text.length; i += cut) input.write(text.slice(i, i + cut));
+      input.end();
+      expect(await done, `chunks of ${cut}`).toBe(1);
+      expect(stdout, `chunks of ${cut}`).toBe(expected);
+      // Line numbers count the blank line: the bad line is the sixth.
+      expect(stderr, `chunks of ${cut}`).toBe('spielhalle: line 6: "1x": not a column at position 2: "x"\n');
+    }
+  });
+
+  it('writes a result before a long solve that follows it, not after', async () => {
+    const s = new Solver({ tableLog: 20 });
+    // What is written, with the solver's node count at the time (a synchronous stream).
+    const written: { text: string; nodes: number }[] = [];
+    const out = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        written.push({ text: chunk.toString(), nodes: s.nodeCount });
+        callback();
+      },
+    });
+    const input = new PassThrough();
+    const done = solveStream(input, out, new PassThrough().resume(), s);
+    // One chunk: a short position, then one of ~0.7 M nodes without the book (dozens of checkpoints).
+    input.end(`4455\n${MIDGAME}\n`);
+    expect(await done).toBe(0);
+    expect(written.map((w) => w.text).join('')).toMatch(/^4455 18\n43435656 -?\d+\n$/);
+    expect(written).toHaveLength(2);
+    // The first result went out at the long solve's first checkpoint, not after it.
+    expect(written[0]!.text).toBe('4455 18\n');
+    expect(written[0]!.nodes).toBeLessThan(s.nodeCount / 2);
+    expect(s.onCheckpoint).toBeNull();
   });
 
   it('streams a test-set file and reports bad lines on stderr with exit code 1', async () => {
