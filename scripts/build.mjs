@@ -96,7 +96,7 @@ async function server() {
   ];
   try {
     for (const [entry, out] of quick) {
-      await build({ ...common, entryPoints: [join(root, 'src', entry)], outfile: join(root, 'dist', out), bundle: true, packages: 'external' });
+      await build({ ...common, entryPoints: [join(root, 'src', entry)], outfile: join(root, 'dist', out), bundle: true, packages: 'external', plugins: [builtinsByGetter] });
     }
   } catch {
     process.stderr.write('build: bundling the quick entries (esbuild) failed\n');
@@ -109,6 +109,26 @@ async function server() {
   writeFileSync(stamp, `${entryPoints.length} modules from ${relative(root, join(root, 'src'))}/\n`);
   return true;
 }
+
+/**
+ * For the quick bundles: `import { x } from 'node:…'` becomes a read of process.getBuiltinModule.
+ * An ES module's import of a built-in makes the built-in's module facade, which reads every
+ * export — and fs's lazy ones (ReadStream, WriteStream, promises) load the stream modules, ~3 ms
+ * of a fresh `solve` that never uses them. The names offered are the built-in's plain exports
+ * (its lazy getters left out: importing one fails the build, and would be seen).
+ */
+const builtinsByGetter = {
+  name: 'builtins-by-getter',
+  setup(build) {
+    build.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: 'builtin' }));
+    build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
+      const mod = process.getBuiltinModule(args.path);
+      const names = Object.keys(mod).filter((k) => /^[A-Za-z_$][\w$]*$/.test(k) && 'value' in Object.getOwnPropertyDescriptor(mod, k));
+      const id = JSON.stringify(args.path);
+      return { contents: `const m = process.getBuiltinModule(${id});\nexport default m;\nexport const { ${names.join(', ')} } = m;\n`, loader: 'js' };
+    });
+  },
+};
 
 // The Connect Four solver's core (AssemblyScript → WebAssembly); src/games/connect4/solver/
 // search-wasm.ts finds it from src/ and from dist/, and falls back to TypeScript without it.

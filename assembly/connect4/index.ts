@@ -6,7 +6,7 @@
 // (through the wasm frames) when the deadline has passed; the table stays valid, since an entry is
 // written only once its node is complete.
 
-import { BOARD, BOTTOM, CELLS, columnMask, join, mirrorKey, winning } from './bitboard';
+import { BOARD, BOTTOM, CELLS, columnMask, join, mirrorKey, WIDTH, winning } from './bitboard';
 import {
   adopt,
   attachThread as attachScratch,
@@ -17,10 +17,12 @@ import {
   C_HELPER_NODES,
   C_MASK,
   C_MOVES,
+  C_PARSED,
   C_RESULT,
   C_ROTATE,
   C_SHARE,
   C_STOP,
+  C_TEXT,
   C_WEAK,
   canGrow,
   CLAIM_LOG,
@@ -367,6 +369,44 @@ export function probe(curLo: i32, curHi: i32, maskLo: i32, maskHi: i32, n: i32, 
   const cur = join(curLo, curHi);
   const mask = join(maskLo, maskHi);
   return negamax(cur, mask, n, alpha, beta, winning(cur ^ mask, mask));
+}
+
+/** Whether the stones `pos` hold a four (Pons' alignment). */
+// @ts-ignore: decorator
+@inline function hasFour(pos: u64): bool {
+  let m = pos & (pos >> 7);
+  if ((m & (m >> 14)) != 0) return true;
+  m = pos & (pos >> 6);
+  if ((m & (m >> 12)) != 0) return true;
+  m = pos & (pos >> 8);
+  if ((m & (m >> 16)) != 0) return true;
+  m = pos & (pos >> 1);
+  return (m & (m >> 2)) != 0;
+}
+
+/**
+ * Reads `length` bytes of Pons' notation at C_TEXT and, if every one is a column 1–7 with room and
+ * neither side has a four at the end (then no move followed one either), leaves the position at
+ * C_PARSED and returns 1; else 0 (the JavaScript side then words what is wrong). The common case
+ * of `solve`'s input lines, without running cold JavaScript over every move.
+ */
+export function parseMoves(length: i32): i32 {
+  let cur: u64 = 0;
+  let mask: u64 = 0;
+  for (let i = 0; i < length; i++) {
+    const col = <i32>load<u8>(CONTROL + C_TEXT + <usize>i) - 0x31;
+    if (col < 0 || col >= WIDTH) return 0;
+    const bottom = <u64>1 << (<u64>(col * 7));
+    if ((mask & (bottom << 5)) != 0) return 0;
+    cur ^= mask;
+    mask |= mask + bottom;
+  }
+  if (hasFour(cur) || hasFour(cur ^ mask)) return 0;
+  store<i32>(CONTROL + C_PARSED, <i32>(cur & 0xfffffff));
+  store<i32>(CONTROL + C_PARSED + 4, <i32>(cur >> 28));
+  store<i32>(CONTROL + C_PARSED + 8, <i32>(mask & 0xfffffff));
+  store<i32>(CONTROL + C_PARSED + 12, <i32>(mask >> 28));
+  return 1;
 }
 
 /** C++ integer division by 2 (towards zero). */

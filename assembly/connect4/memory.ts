@@ -72,6 +72,10 @@ export const C_HELPER_NODES: usize = 80;
 /** i32: the job's shareBelow (index.ts); i32: nonzero if helpers also rotate their root moves. */
 export const C_SHARE: usize = 88;
 export const C_ROTATE: usize = 92;
+/** Up to 64 bytes: a position's notation for parseMoves (main instance only, index.ts). */
+export const C_TEXT: usize = 128;
+/** i32 × 4: the position parseMoves made, as the TypeScript words cur lo, cur hi, mask lo, mask hi. */
+export const C_PARSED: usize = 192;
 const SCRATCH: usize = CONTROL + 256;
 
 /**

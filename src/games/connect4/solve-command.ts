@@ -1,8 +1,10 @@
-import { readSync } from 'node:fs';
+import { readSync, writeSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
+import { ok } from '../../core/result.js';
 import { availableParallelism } from 'node:os';
 import { GROW_FROM, openingBook, solvablePosition, Solver, SPLIT_AFTER } from './solver/index.js';
 
@@ -47,7 +49,8 @@ export function solveLine(
   if (text === '' && !blankIsEmptyBoard) return { out: null, error: null };
   const moves = movesOf(text);
   if (moves === null) return { out: null, error: `spielhalle: line ${lineNumber}: ${JSON.stringify(text)}: expected "<moves>" or "<moves> <score>"` };
-  const position = solvablePosition(moves);
+  const parsed = solver.parse(moves);
+  const position = parsed !== null ? ok(parsed) : solvablePosition(moves);
   if (!position.ok) {
     return { out: null, error: `spielhalle: line ${lineNumber}: ${JSON.stringify(moves)}: ${position.error.message}` };
   }
@@ -149,7 +152,7 @@ export interface Sink {
 export class Gathered implements Sink {
   private text = '';
 
-  constructor(private readonly stream: Sink) {}
+  constructor(readonly target: Sink) {}
 
   write(text: string): void {
     this.text += text;
@@ -159,7 +162,47 @@ export class Gathered implements Sink {
     if (this.text === '') return;
     const text = this.text;
     this.text = '';
-    this.stream.write(text);
+    this.target.write(text);
+  }
+}
+
+/**
+ * Standard output or error written with writeSync: no stream to set up (process.stdout alone costs
+ * 2–7 ms in a fresh process). A descriptor in non-blocking mode (EAGAIN) gets the rest through
+ * the stream; EPIPE (the reader has gone: `solve < set | head`) ends the process quietly, as other
+ * filters do.
+ */
+export class FdSink implements Sink {
+  readonly isTTY: boolean;
+  private stream: Sink | null = null;
+
+  constructor(private readonly fd: 1 | 2) {
+    this.isTTY = isatty(fd);
+  }
+
+  write(text: string): void {
+    if (this.stream !== null) {
+      this.stream.write(text);
+      return;
+    }
+    let data = Buffer.from(text);
+    while (data.length > 0) {
+      try {
+        data = data.subarray(writeSync(this.fd, data));
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EPIPE') process.exit(process.exitCode ?? 0);
+        if (code !== 'EAGAIN') throw e;
+        const stream = this.fd === 1 ? process.stdout : process.stderr;
+        stream.on('error', (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EPIPE') throw error;
+          process.exit(process.exitCode ?? 0);
+        });
+        this.stream = stream;
+        stream.write(data);
+        return;
+      }
+    }
   }
 }
 
@@ -175,7 +218,8 @@ const FLUSH_MS = 50;
 export async function solveStream(input: Readable | 'stdin', out: Sink, errOut: Sink, solver: Solver, weak = false, measure: Measure | null = null): Promise<number> {
   let invalid = 0;
   let n = 0;
-  const progress = SolveProgress.onTerminal(errOut, solver);
+  // (Progress goes to the terminal at once, past the gathered lines.)
+  const progress = SolveProgress.onTerminal(errOut instanceof Gathered ? errOut.target : errOut, solver);
   const results = out instanceof Gathered ? out : new Gathered(out);
   const errors = errOut instanceof Gathered ? errOut : new Gathered(errOut);
   let since = -1;
@@ -407,29 +451,26 @@ export function solverFor(opts: SolveOptions): Solver {
 export async function runSolve(positions: string[], opts: SolveOptions): Promise<number> {
   if (opts.best !== undefined && positions.length > 0) throw new UsageError('--best takes one position; give no other positions');
   const solver = solverFor(opts);
-  // `solve < set | head`: when the reader has gone, stop quietly, as other filters do.
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EPIPE') throw e;
-    process.exit(process.exitCode ?? 0);
-  });
+  const stdout = new FdSink(1);
+  const stderr = new FdSink(2);
   try {
     const weak = opts.weak === true;
     if (opts.best !== undefined) {
-      const r = bestReport(opts.best, solver, weak, SolveProgress.onTerminal(process.stderr, solver));
-      if (r.lines) process.stdout.write(r.lines.join('\n') + '\n');
+      const r = bestReport(opts.best, solver, weak, SolveProgress.onTerminal(stderr, solver));
+      if (r.lines) stdout.write(r.lines.join('\n') + '\n');
       // The one position of --best is an option's value: a bad one is a usage error (exit 2).
       if (r.error !== null) throw new UsageError(r.error.replace(/^spielhalle: /, '--best '));
       return 0;
     }
     // --stats lines and error lines share stderr, gathered in order (solveStream writes them).
-    const errors = new Gathered(process.stderr);
+    const errors = new Gathered(stderr);
     const measure = opts.resetEach === true || opts.stats === true ? new Measure(solver, opts.stats === true ? errors : null, opts.resetEach === true) : null;
     let code = 0;
     if (positions.length > 0) {
-      const progress = SolveProgress.onTerminal(process.stderr, solver);
+      const progress = SolveProgress.onTerminal(stderr, solver);
       positions.forEach((p, i) => {
         const r = solveLine(p, i + 1, solver, weak, true, progress, measure);
-        if (r.out !== null) process.stdout.write(`${r.out}\n`);
+        if (r.out !== null) stdout.write(`${r.out}\n`);
         if (r.error !== null) {
           errors.write(`${r.error.replace(/^spielhalle: line \d+/, `spielhalle: argument ${i + 1}`)}\n`);
           code = 1;
@@ -437,7 +478,7 @@ export async function runSolve(positions: string[], opts: SolveOptions): Promise
         errors.flush();
       });
     } else {
-      code = await solveStream('stdin', process.stdout, errors, solver, weak, measure);
+      code = await solveStream('stdin', stdout, errors, solver, weak, measure);
     }
     measure?.total();
     errors.flush();

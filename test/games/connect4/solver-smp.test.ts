@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SOLVE_GROW_TO, solverFor } from '../../../src/games/connect4/solve-command.js';
 import { parseSolveArgs } from '../../../src/games/connect4/solve-main.js';
@@ -137,6 +138,26 @@ describe('connect4 binary opening book', () => {
     }
     expect(a.nodeCount).toBe(b.nodeCount);
     expect(a.nodeCount).toBeLessThan(100);
+  });
+});
+
+describe.skipIf(!built)("the wasm core's check of a line", () => {
+  it('gives the position of every plain valid line as solvablePosition does, and null for the rest', () => {
+    const solver = new Solver({ tableLog: 17, book: null });
+    const check = (notation: string): void => {
+      const mine = solver.parse(notation);
+      const theirs = solvablePosition(notation);
+      if (theirs.ok) {
+        // A valid unfinished position: the same words (or, past 42 characters, none).
+        if (notation.length <= 42) expect(mine, notation).toEqual(theirs.value);
+      } else expect(mine, notation).toBeNull();
+    };
+    // Random play, cut anywhere: valid, finished, a move after a four, full columns.
+    fc.assert(fc.property(fc.array(fc.integer({ min: 1, max: 7 }), { maxLength: 50 }), (cols) => check(cols.join(''))), { numRuns: 3000 });
+    // Any characters at all.
+    fc.assert(fc.property(fc.string({ maxLength: 45, unit: fc.constantFrom('1', '4', '7', '0', '8', 'x', ' ', 'é', '\u{1F600}') }), check), { numRuns: 2000 });
+    for (const notation of ['', '4', '4455', '4343434', '44444444', '1'.repeat(6), '1'.repeat(7)]) check(notation);
+    solver.close();
   });
 });
 

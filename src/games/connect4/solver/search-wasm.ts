@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import type { Book } from './book.js';
-import type { Position } from './position.js';
+import { CELLS, Position } from './position.js';
 import type { Checkpoint, Engine, Search } from './search.js';
 import { Helpers } from './smp.js';
 
@@ -32,6 +32,7 @@ interface CoreExports {
   helperNodes(): number;
   clearClaims(): void;
   setShare(below: number, rotate: number): void;
+  parseMoves(length: number): number;
 }
 
 /**
@@ -118,6 +119,11 @@ export interface ParallelOptions {
   splitAfter: number;
 }
 
+/** Where the control block holds parseMoves' notation and position (assembly/connect4/memory.ts C_TEXT, C_PARSED). */
+const TEXT_AT = 128;
+const PARSED_AT = 192;
+const encoder = new TextEncoder();
+
 /** Nodes between the main search's checks while helpers work with it (a helper's finish is seen within them). */
 const JOINED_INTERVAL = 4096;
 /**
@@ -145,6 +151,9 @@ export class WasmSearch implements Search {
   private syncedRevision = 0;
   private readonly parallel: ParallelOptions;
   private helpers: Helpers | null = null;
+  /** Views of the control block for parse. */
+  private text: Uint8Array | null = null;
+  private parsed: Int32Array | null = null;
   /** Solves whose score a helper found first. */
   helperWins = 0;
   /** The solve under way while helpers may join: its position and first node. */
@@ -229,7 +238,9 @@ export class WasmSearch implements Search {
     if (this.parallel.threads <= 1) return core.solve(position.curLo, position.curHi, position.maskLo, position.maskHi, position.moves, weak ? 1 : 0);
     const job = { position, weak, from: this.nodeCount, joined: false };
     this.job = job;
-    core.setCheckInterval(Math.min(MAIN_INTERVAL, Math.max(1, this.parallel.splitAfter)));
+    // (Only when it changes: a fresh process's thousand short solves pay for every call into the core.)
+    const interval = Math.min(MAIN_INTERVAL, Math.max(1, this.parallel.splitAfter));
+    if (interval !== MAIN_INTERVAL) core.setCheckInterval(interval);
     try {
       return core.solve(position.curLo, position.curHi, position.maskLo, position.maskHi, position.moves, weak ? 1 : 0);
     } catch (e) {
@@ -244,8 +255,29 @@ export class WasmSearch implements Search {
         this.helpers!.finish();
         core.setShare(0, 0);
       }
-      core.setCheckInterval(MAIN_INTERVAL);
+      if (job.joined || interval !== MAIN_INTERVAL) core.setCheckInterval(MAIN_INTERVAL);
     }
+  }
+
+  /**
+   * The position of a line of Pons' notation, checked in the core (parseMoves) — or null when it
+   * is not a plain valid unfinished position, or too long: then solvablePosition says why.
+   */
+  parse(notation: string): Position | null {
+    if (notation.length > CELLS) return null;
+    const control = this.core.controlBlock();
+    const text = (this.text ??= new Uint8Array(this.memory.buffer, control + TEXT_AT, 64));
+    // Native: no cold JavaScript loop over the characters. A non-ASCII character writes bytes ≥ 0x80, which the core refuses.
+    const { read, written } = encoder.encodeInto(notation, text);
+    if (read !== notation.length || this.core.parseMoves(written) === 0) return null;
+    const words = (this.parsed ??= new Int32Array(this.memory.buffer, control + PARSED_AT, 4));
+    const p = new Position();
+    p.curLo = words[0]!;
+    p.curHi = words[1]!;
+    p.maskLo = words[2]!;
+    p.maskHi = words[3]!;
+    p.moves = notation.length;
+    return p;
   }
 
   probe(position: Position, alpha: number, beta: number, book: Book | null): number {

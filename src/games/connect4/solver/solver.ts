@@ -165,6 +165,15 @@ export class Solver {
   }
 
   /**
+   * A line of Pons' notation as a position, if it is a plain valid one nobody has won yet,
+   * checked by the WebAssembly core (cheap in a fresh process); else null, and solvablePosition
+   * (solver/index.ts) tells why — or, with the TypeScript engine, does the whole check.
+   */
+  parse(notation: string): Position | null {
+    return this.search instanceof WasmSearch ? this.search.parse(notation) : null;
+  }
+
+  /**
    * The exact score (spec §6.2) of a position in which nobody has won yet. `weak` only tells the
    * sign (−1, 0, 1).
    */
