@@ -424,10 +424,10 @@ function integerOption(value: string | undefined, flag: string, min: number, max
 }
 
 /**
- * How far `solve`'s table may grow without --table-log: 2^25 slots (256 MB), reached only ~45 M
- * nodes into a single solve (2^23 after ~11 M). On such solves the table's size counts most: the
- * empty board without the book took 515 s with one thread and a table grown to 2^23, 401 s with
- * 2^25 (docs/connect4.md). The house bots keep 2^23 (defaultSolver).
+ * How far `solve`'s table may grow without --table-log: 2^25 slots (256 MB), reached only ~90 M
+ * nodes into a single solve (2^24 after ~22 M). On such solves the table's size counts most: the
+ * empty board without the book took 515 s with one thread and a one-slot table grown to 2^23, 401 s
+ * with a fixed 2^25 one (docs/connect4.md). The house bots keep 2^23 (defaultSolver).
  */
 export const SOLVE_GROW_TO = 25;
 

@@ -44,7 +44,7 @@ export const SPLIT_AFTER = 1 << 20;
 /**
  * Where a growing table starts (SolverOptions.growFrom): 2^18 slots in 2^17 buckets of two, 2 MB,
  * the least that keeps 32 key bits exact. A solve grows it to 2^20 after ~1 M nodes, to 2^22 after
- * ~4 M, to 2^24 after ~17 M (assembly/connect4/index.ts reachCheck).
+ * ~5 M, to 2^24 after ~22 M (assembly/connect4/index.ts reachCheck).
  */
 export const GROW_FROM = 18;
 
