@@ -312,6 +312,18 @@ describe('spielhalle solve', () => {
     expect(solveLine('4455 x', 7, solver).error).toMatch(/expected/);
   });
 
+  /** solveStream on an input to write to, with what it wrote to stdout and stderr so far. */
+  function streamed(): { input: PassThrough; done: Promise<number>; stdout: () => string; stderr: () => string } {
+    const input = new PassThrough();
+    const out = new PassThrough();
+    const errOut = new PassThrough();
+    let stdout = '';
+    let stderr = '';
+    out.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    errOut.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    return { input, done: solveStream(input, out, errOut, solver), stdout: () => stdout, stderr: () => stderr };
+  }
+
   it('reads a line as /^(\\S*)(?:\\s+(-?\\d+))?$/ does', () => {
     const pattern = /^(\S*)(?:\s+(-?\d+))?$/;
     const piece = fc.constantFrom('4', '7', '0', '-', '-1', '12', ' ', '  ', '\t', '\u00a0', '\u2003', '\u3000', 'x', '\u00e9', '\r', '\v');
@@ -329,21 +341,14 @@ describe('spielhalle solve', () => {
     const text = `${lines[0]}\r\n${lines[1]}\r${lines[2]}\n\n${lines[3]}\r\n1x\r\n${lines[4]}\n${lines[5]}`;
     const expected = lines.map((m) => `${m} ${solver.solve(position(m))}\n`).join('');
     for (const cut of [1, 2, 5, text.indexOf('\r') + 1, text.lastIndexOf('\r') + 1]) {
-      const input = new PassThrough();
-      const out = new PassThrough();
-      const errOut = new PassThrough();
-      let stdout = '';
-      let stderr = '';
-      out.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      errOut.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const done = solveStream(input, out, errOut, solver);
+      const run = streamed();
       // Chunks of `cut` characters: a \r\n may be split between two of them.
-      for (let i = 0; i < text.length; i += cut) input.write(text.slice(i, i + cut));
-      input.end();
-      expect(await done, `chunks of ${cut}`).toBe(1);
-      expect(stdout, `chunks of ${cut}`).toBe(expected);
+      for (let i = 0; i < text.length; i += cut) run.input.write(text.slice(i, i + cut));
+      run.input.end();
+      expect(await run.done, `chunks of ${cut}`).toBe(1);
+      expect(run.stdout(), `chunks of ${cut}`).toBe(expected);
       // Line numbers count the blank line: the bad line is the sixth.
-      expect(stderr, `chunks of ${cut}`).toBe('spielhalle: line 6: "1x": not a column at position 2: "x"\n');
+      expect(run.stderr(), `chunks of ${cut}`).toBe('spielhalle: line 6: "1x": not a column at position 2: "x"\n');
     }
   });
 
@@ -371,21 +376,14 @@ describe('spielhalle solve', () => {
   });
 
   it('streams a test-set file and reports bad lines on stderr with exit code 1', async () => {
-    const input = new PassThrough();
-    const out = new PassThrough();
-    const errOut = new PassThrough();
-    let stdout = '';
-    let stderr = '';
-    out.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    errOut.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const lines = fixture('Test_L3_R1').slice(0, 20);
-    const done = solveStream(input, out, errOut, solver);
-    input.write(lines.slice(0, 10).map(([m, s]) => `${m} ${s}\n`).join(''));
-    input.write('12x\n');
-    input.end(lines.slice(10).map(([m]) => `${m}\n`).join(''));
-    expect(await done).toBe(1);
-    expect(stdout).toBe(lines.map(([m, s]) => `${m} ${s}\n`).join(''));
-    expect(stderr).toBe('spielhalle: line 11: "12x": not a column at position 3: "x"\n');
+    const run = streamed();
+    run.input.write(lines.slice(0, 10).map(([m, s]) => `${m} ${s}\n`).join(''));
+    run.input.write('12x\n');
+    run.input.end(lines.slice(10).map(([m]) => `${m}\n`).join(''));
+    expect(await run.done).toBe(1);
+    expect(run.stdout()).toBe(lines.map(([m, s]) => `${m} ${s}\n`).join(''));
+    expect(run.stderr()).toBe('spielhalle: line 11: "12x": not a column at position 3: "x"\n');
   });
 
   it('exits 0 when every line is valid', async () => {
