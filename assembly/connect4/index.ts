@@ -17,6 +17,7 @@ import {
   C_HELPER_NODES,
   C_MASK,
   C_MOVES,
+  C_BATCH,
   C_PARSED,
   C_RESULT,
   C_ROTATE,
@@ -42,7 +43,7 @@ import {
   thread,
 } from './memory';
 
-export { bookAdd, bookLoad, bookReset, bookStage, clearClaims, clearTable, initTable, touchTable } from './memory';
+export { bookAdd, bookLoad, bookReset, bookStage, clearClaims, clearTable, initTable, lineArea, touchTable } from './memory';
 
 @external('env', 'checkpoint')
 declare function checkpoint(nodes: f64): void;
@@ -384,29 +385,116 @@ export function probe(curLo: i32, curHi: i32, maskLo: i32, maskHi: i32, n: i32, 
   return (m & (m >> 2)) != 0;
 }
 
+/** The position `parsed` made (parsedCur, parsedMask), or false if it is not a plain one. */
+let parsedCur: u64 = 0;
+let parsedMask: u64 = 0;
+
 /**
- * Reads `length` bytes of Pons' notation at C_TEXT and, if every one is a column 1–7 with room and
- * neither side has a four at the end (then no move followed one either), leaves the position at
- * C_PARSED and returns 1; else 0 (the JavaScript side then words what is wrong). The common case
- * of `solve`'s input lines, without running cold JavaScript over every move.
+ * Reads `length` bytes of Pons' notation at `at`: true, with the position in parsedCur and
+ * parsedMask, if every one is a column 1–7 with room and neither side has a four at the end (then
+ * no move followed one either); else false (the JavaScript side then words what is wrong).
  */
-export function parseMoves(length: i32): i32 {
+function parsed(at: usize, length: i32): bool {
   let cur: u64 = 0;
   let mask: u64 = 0;
   for (let i = 0; i < length; i++) {
-    const col = <i32>load<u8>(CONTROL + C_TEXT + <usize>i) - 0x31;
-    if (col < 0 || col >= WIDTH) return 0;
+    const col = <i32>load<u8>(at + <usize>i) - 0x31;
+    if (col < 0 || col >= WIDTH) return false;
     const bottom = <u64>1 << (<u64>(col * 7));
-    if ((mask & (bottom << 5)) != 0) return 0;
+    if ((mask & (bottom << 5)) != 0) return false;
     cur ^= mask;
     mask |= mask + bottom;
   }
-  if (hasFour(cur) || hasFour(cur ^ mask)) return 0;
-  store<i32>(CONTROL + C_PARSED, <i32>(cur & 0xfffffff));
-  store<i32>(CONTROL + C_PARSED + 4, <i32>(cur >> 28));
-  store<i32>(CONTROL + C_PARSED + 8, <i32>(mask & 0xfffffff));
-  store<i32>(CONTROL + C_PARSED + 12, <i32>(mask >> 28));
+  if (hasFour(cur) || hasFour(cur ^ mask)) return false;
+  parsedCur = cur;
+  parsedMask = mask;
+  return true;
+}
+
+/**
+ * `parsed` on the `length` bytes at C_TEXT, leaving the position at C_PARSED (as the TypeScript
+ * words cur lo, cur hi, mask lo, mask hi): 1 if it is a plain valid unfinished one, else 0. The
+ * common case of `solve`'s input lines, without running cold JavaScript over every move.
+ */
+export function parseMoves(length: i32): i32 {
+  if (!parsed(CONTROL + C_TEXT, length)) return 0;
+  store<i32>(CONTROL + C_PARSED, <i32>(parsedCur & 0xfffffff));
+  store<i32>(CONTROL + C_PARSED + 4, <i32>(parsedCur >> 28));
+  store<i32>(CONTROL + C_PARSED + 8, <i32>(parsedMask & 0xfffffff));
+  store<i32>(CONTROL + C_PARSED + 12, <i32>(parsedMask >> 28));
   return 1;
+}
+
+// @ts-ignore: decorator
+@inline function isBlank(c: u32): bool {
+  return c == 32 || (c >= 9 && c <= 13);
+}
+
+/**
+ * `solve`'s input lines, solved in here: no JavaScript runs per line (in a fresh process that
+ * JavaScript runs cold, slower than the searches of a set of easy positions). Reads the `length`
+ * bytes at `input` — whole lines, each ended by \n, \r\n or \r — and writes `<moves> <score>\n`
+ * for each to `output`, skipping blank lines; after each line the control block holds the input
+ * consumed, the lines consumed and the output written (C_BATCH). Returns 0 when the input is done,
+ * 2 after `most` lines, and 1 at a line the JavaScript side must take: one that is not plain
+ * ASCII `<moves>` or `<moves> <score>` with valid moves of an unfinished game (it words the
+ * error). A solve that reaches its first checkpoint is left the same way by the JavaScript side
+ * (its checkpoint throws, search-wasm.ts): a long solve gets the progress, the helpers and the
+ * flush of the results before it there; what the search stored meanwhile stays in the table.
+ */
+export function solveLines(input: usize, length: i32, output: usize, most: i32, weak: bool): i32 {
+  let at: usize = input;
+  const end = input + <usize>length;
+  let out = output;
+  let lines = 0;
+  store<i32>(CONTROL + C_BATCH, 0);
+  store<i32>(CONTROL + C_BATCH + 4, 0);
+  store<i32>(CONTROL + C_BATCH + 8, 0);
+  while (at < end) {
+    if (lines == most) return 2;
+    // The line: [at, stop); the next one starts after its \n, \r or \r\n.
+    let stop = at;
+    while (stop < end && load<u8>(stop) != 10 && load<u8>(stop) != 13) stop++;
+    let next = stop + 1;
+    if (stop + 1 < end && load<u8>(stop) == 13 && load<u8>(stop + 1) == 10) next++;
+    let from = at;
+    let to = stop;
+    while (from < to && isBlank(load<u8>(from))) from++;
+    while (to > from && isBlank(load<u8>(to - 1))) to--;
+    if (from < to) {
+      // <moves>, then optionally blanks and a whole number; nothing else, nothing beyond ASCII.
+      let movesEnd = from;
+      while (movesEnd < to && !isBlank(load<u8>(movesEnd))) movesEnd++;
+      if (movesEnd < to) {
+        let i = movesEnd;
+        while (isBlank(load<u8>(i))) i++;
+        if (load<u8>(i) == 45) i++;
+        const digits = i;
+        while (i < to && load<u8>(i) >= 48 && load<u8>(i) <= 57) i++;
+        if (i != to || i == digits) return 1;
+      }
+      const n = <i32>(movesEnd - from);
+      if (n > CELLS || !parsed(from, n)) return 1;
+      const score = solvePosition(parsedCur, parsedMask, n, weak);
+      memory.copy(out, from, <usize>n);
+      out += <usize>n;
+      store<u8>(out++, 32);
+      let value = score;
+      if (value < 0) {
+        store<u8>(out++, 45);
+        value = -value;
+      }
+      if (value >= 10) store<u8>(out++, <u8>(48 + value / 10));
+      store<u8>(out++, <u8>(48 + value % 10));
+      store<u8>(out++, 10);
+    }
+    at = next < end ? next : end;
+    lines++;
+    store<i32>(CONTROL + C_BATCH, <i32>(at - input));
+    store<i32>(CONTROL + C_BATCH + 4, lines);
+    store<i32>(CONTROL + C_BATCH + 8, <i32>(out - output));
+  }
+  return 0;
 }
 
 /** C++ integer division by 2 (towards zero). */
@@ -420,9 +508,11 @@ export function parseMoves(length: i32): i32 {
  * [min, max] with a null window, biased towards 0, until min = max. `weak` only tells the sign.
  */
 export function solve(curLo: i32, curHi: i32, maskLo: i32, maskHi: i32, n: i32, weak: bool): i32 {
+  return solvePosition(join(curLo, curHi), join(maskLo, maskHi), n, weak);
+}
+
+function solvePosition(cur: u64, mask: u64, n: i32, weak: bool): i32 {
   solveStart = nodes;
-  const cur = join(curLo, curHi);
-  const mask = join(maskLo, maskHi);
   if (canWinNext(cur, mask)) return (CELLS + 1 - n) >> 1;
   let min = -((CELLS - n) >> 1);
   let max = (CELLS + 1 - n) >> 1;

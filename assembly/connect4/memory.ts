@@ -76,6 +76,17 @@ export const C_ROTATE: usize = 92;
 export const C_TEXT: usize = 128;
 /** i32 × 4: the position parseMoves made, as the TypeScript words cur lo, cur hi, mask lo, mask hi. */
 export const C_PARSED: usize = 192;
+/** i32 × 3: solveLines' progress: input bytes consumed, lines consumed, output bytes written. */
+export const C_BATCH: usize = 208;
+
+/**
+ * Room for solveLines' input and output: after the book's hash table (where bookStage stages the
+ * book while it loads). Its address, or 0 if memory ran out.
+ */
+export function lineArea(bytes: i32): f64 {
+  const at = bookBase + (<usize>bookSlots << 4);
+  return reserve(at + <usize>bytes) ? <f64>at : 0;
+}
 const SCRATCH: usize = CONTROL + 256;
 
 /**

@@ -208,6 +208,8 @@ export class FdSink implements Sink {
 
 /** How long a result may wait in a Gathered before it is written (solveStream). */
 const FLUSH_MS = 50;
+/** Lines the core solves in one call before solveStream looks at the clock. */
+const CORE_LINES = 256;
 
 /**
  * Reads lines from `input` until it ends (ended by \n, \r\n or \r, as readline reads them),
@@ -233,6 +235,13 @@ export async function solveStream(input: Readable | 'stdin', out: Sink, errOut: 
   };
   const previous = solver.onCheckpoint;
   solver.onCheckpoint = flushOnCheck;
+  // Results are waiting: written at the latest FLUSH_MS after the first of them.
+  const waiting = (): void => {
+    // (Date.now: the first use of performance loads node:perf_hooks, ~3 ms.)
+    const now = Date.now();
+    if (since < 0) since = now;
+    else if (now - since >= FLUSH_MS) flush();
+  };
   const handle = (line: string): void => {
     const r = solveLine(line, ++n, solver, weak, false, progress, measure);
     if (r.out !== null) results.write(`${r.out}\n`);
@@ -240,16 +249,55 @@ export async function solveStream(input: Readable | 'stdin', out: Sink, errOut: 
       errors.write(`${r.error}\n`);
       invalid++;
     }
-    // (Date.now: the first use of performance loads node:perf_hooks, ~3 ms.)
-    const now = Date.now();
-    if (since < 0) since = now;
-    else if (now - since >= FLUSH_MS) flush();
+    waiting();
   };
+  const chunks = input === 'stdin' ? stdinChunks() : (input as AsyncIterable<Buffer | string>);
+  let skipLineFeed = false;
+  // Without --stats, --reset-each or progress, the core takes the lines itself (solveLines).
+  if (measure === null && progress === null && solver.solvesLines) {
+    let rest = Buffer.alloc(0);
+    try {
+      for await (const chunk of chunks) {
+        let bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        if (skipLineFeed && bytes[0] === 10) bytes = bytes.subarray(1);
+        skipLineFeed = false;
+        if (rest.length > 0) bytes = Buffer.concat([rest, bytes]);
+        // Whole lines go to the core; the rest waits for the next chunk.
+        let end = bytes.length;
+        while (end > 0 && bytes[end - 1] !== 10 && bytes[end - 1] !== 13) end--;
+        rest = Buffer.from(bytes.subarray(end));
+        skipLineFeed = end > 0 && bytes[end - 1] === 13;
+        let done = 0;
+        while (done < end) {
+          const r = solver.solveLines(bytes.subarray(done, end), weak, CORE_LINES)!;
+          done += r.consumed;
+          n += r.lines;
+          if (r.text !== '') {
+            results.write(r.text);
+            waiting();
+          }
+          if (!r.leftOver || done >= end) continue;
+          // A line the core leaves: an error to word, or a long solve (whose progress, helpers and
+          // the results before it are this side's).
+          let stop = done;
+          while (stop < end && bytes[stop] !== 10 && bytes[stop] !== 13) stop++;
+          flush();
+          handle(bytes.toString('utf8', done, stop));
+          done = stop + (bytes[stop] === 13 && stop + 1 < end && bytes[stop + 1] === 10 ? 2 : 1);
+        }
+        flush();
+      }
+      if (rest.length > 0) handle(rest.toString('utf8'));
+    } finally {
+      flush();
+      solver.onCheckpoint = previous;
+    }
+    return invalid > 0 ? 1 : 0;
+  }
   const decoder = new StringDecoder('utf8');
   let rest = '';
-  let skipLineFeed = false;
   try {
-    for await (const chunk of input === 'stdin' ? stdinChunks() : (input as AsyncIterable<Buffer | string>)) {
+    for await (const chunk of chunks) {
       let text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
       if (skipLineFeed && text.startsWith('\n')) text = text.slice(1);
       skipLineFeed = false;

@@ -313,7 +313,7 @@ describe('spielhalle solve', () => {
   });
 
   /** solveStream on an input to write to, with what it wrote to stdout and stderr so far. */
-  function streamed(): { input: PassThrough; done: Promise<number>; stdout: () => string; stderr: () => string } {
+  function streamed(s: Solver = solver): { input: PassThrough; done: Promise<number>; stdout: () => string; stderr: () => string } {
     const input = new PassThrough();
     const out = new PassThrough();
     const errOut = new PassThrough();
@@ -321,8 +321,40 @@ describe('spielhalle solve', () => {
     let stderr = '';
     out.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     errOut.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    return { input, done: solveStream(input, out, errOut, solver), stdout: () => stdout, stderr: () => stderr };
+    return { input, done: solveStream(input, out, errOut, s), stdout: () => stdout, stderr: () => stderr };
   }
+
+  it('solves a whole set in the core, in chunks of any size, as the fixture has it', async () => {
+    // 1000 lines: more than the core takes in one call (256), with their expected scores.
+    const lines = fixture('Test_L3_R1');
+    const text = lines.map(([m, sc]) => `${m} ${sc}\n`).join('');
+    for (const size of [4096, 777, 65536]) {
+      const run = streamed(new Solver({ tableLog: 20 }));
+      for (let i = 0; i < text.length; i += size) run.input.write(text.slice(i, i + size));
+      run.input.end();
+      expect(await run.done, `chunks of ${size}`).toBe(0);
+      expect(run.stdout(), `chunks of ${size}`).toBe(text);
+      expect(run.stderr()).toBe('');
+    }
+  });
+
+  it('gives the same lines and errors with the TypeScript engine (no core to take the lines)', async () => {
+    const [[a = ''], [b = '']] = fixture('Test_L3_R1');
+    const text = `4455\r\n12x\n\n4343434 \n 44444444\n\u00e94\n${a} 5\n44 -3x\n${b}`;
+    const wasm = streamed();
+    wasm.input.end(text);
+    const ts = streamed(new Solver({ tableLog: 17, engine: 'ts' }));
+    ts.input.end(text);
+    expect(await wasm.done).toBe(1);
+    expect(await ts.done).toBe(1);
+    expect(wasm.stdout()).toBe(`4455 18\n${a} ${solver.solve(position(a))}\n${b} ${solver.solve(position(b))}\n`);
+    expect(ts.stdout()).toBe(wasm.stdout());
+    expect(ts.stderr()).toBe(wasm.stderr());
+    expect(wasm.stderr().split('\n').map((l) => l.replace(/:.*$/, ''))).toEqual([
+      'spielhalle', 'spielhalle', 'spielhalle', 'spielhalle', 'spielhalle', '',
+    ]);
+    expect(wasm.stderr()).toMatch(/^spielhalle: line 2: "12x": not a column at position 3: "x"\nspielhalle: line 4: .*already won.*\nspielhalle: line 5: .*already full.*\nspielhalle: line 6: "é4": not a column at position 1: "é"\nspielhalle: line 8: "44 -3x": expected/);
+  });
 
   it('reads a line as /^(\\S*)(?:\\s+(-?\\d+))?$/ does', () => {
     const pattern = /^(\S*)(?:\s+(-?\d+))?$/;

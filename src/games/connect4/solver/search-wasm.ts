@@ -33,6 +33,8 @@ interface CoreExports {
   clearClaims(): void;
   setShare(below: number, rotate: number): void;
   parseMoves(length: number): number;
+  lineArea(bytes: number): number;
+  solveLines(input: number, length: number, output: number, most: number, weak: number): number;
 }
 
 /**
@@ -119,9 +121,21 @@ export interface ParallelOptions {
   splitAfter: number;
 }
 
-/** Where the control block holds parseMoves' notation and position (assembly/connect4/memory.ts C_TEXT, C_PARSED). */
+/** Where the control block holds parseMoves' notation and position, and solveLines' progress (assembly/connect4/memory.ts C_TEXT, C_PARSED, C_BATCH). */
 const TEXT_AT = 128;
 const PARSED_AT = 192;
+const BATCH_AT = 208;
+/** Thrown from a checkpoint inside solveLines (never seen outside this file). */
+const LONG_LINE = new Error('a line of solveLines ran past its first checkpoint');
+
+/** What solveLines did. */
+export interface LinesSolved {
+  consumed: number;
+  lines: number;
+  text: string;
+  /** The line at `consumed` is the caller's: not plain, or a long solve. */
+  leftOver: boolean;
+}
 const encoder = new TextEncoder();
 
 /** Nodes between the main search's checks while helpers work with it (a helper's finish is seen within them). */
@@ -154,6 +168,9 @@ export class WasmSearch implements Search {
   /** Views of the control block for parse. */
   private text: Uint8Array | null = null;
   private parsed: Int32Array | null = null;
+  /** Inside solveLines: a checkpoint leaves the core. */
+  private batching = false;
+  private batchView: Int32Array | null = null;
   /** Solves whose score a helper found first. */
   helperWins = 0;
   /** The solve under way while helpers may join: its position and first node. */
@@ -169,6 +186,8 @@ export class WasmSearch implements Search {
     this.parallel = parallel;
     this.memory = new wasm.Memory({ initial: 2, maximum: 65536, shared: true });
     const onCheck = (nodes: number): void => {
+      // A solve of solveLines that runs this long goes back to the JavaScript side (solveLines).
+      if (this.batching) throw LONG_LINE;
       const job = this.job;
       if (job !== null && !job.joined && nodes - job.from >= this.parallel.splitAfter) this.join(job);
       checkpoint(nodes);
@@ -278,6 +297,34 @@ export class WasmSearch implements Search {
     p.maskHi = words[3]!;
     p.moves = notation.length;
     return p;
+  }
+
+  /**
+   * Solves the lines of `bytes` (whole lines, each ended by \n, \r\n or \r) in the core, at most
+   * `most` of them, as long as each is a plain valid line and its solve ends before its first
+   * checkpoint (assembly/connect4/index.ts solveLines): the bytes consumed, the lines consumed
+   * (blank ones too), the results' text, and whether the line at `consumed` is left to the caller.
+   */
+  solveLines(bytes: Uint8Array, weak: boolean, book: Book | null, most: number): LinesSolved {
+    this.useBook(book);
+    const core = this.core;
+    // The longest result, 42 moves, a blank, a sign, two digits and \n, is 47 bytes.
+    const at = core.lineArea(bytes.length + most * 48);
+    if (at === 0) throw new RangeError('no memory for the input lines');
+    new Uint8Array(this.memory.buffer, at, bytes.length).set(bytes);
+    let status: number;
+    this.batching = true;
+    try {
+      status = core.solveLines(at, bytes.length, at + bytes.length, most, weak ? 1 : 0);
+    } catch (e) {
+      if (e !== LONG_LINE) throw e;
+      status = 1;
+    } finally {
+      this.batching = false;
+    }
+    const progress = (this.batchView ??= new Int32Array(this.memory.buffer, core.controlBlock() + BATCH_AT, 3));
+    const text = Buffer.from(this.memory.buffer, at + bytes.length, progress[2]!).toString('latin1');
+    return { consumed: progress[0]!, lines: progress[1]!, text, leftOver: status === 1 };
   }
 
   probe(position: Position, alpha: number, beta: number, book: Book | null): number {

@@ -3,7 +3,7 @@ import type { Book } from './book.js';
 import { CELLS, type Position } from './position.js';
 import type { Engine, Search } from './search.js';
 import { TsSearch } from './search-ts.js';
-import { WasmSearch, wasmModule, WASM_FILE, type ParallelOptions } from './search-wasm.js';
+import { WasmSearch, wasmModule, WASM_FILE, type LinesSolved, type ParallelOptions } from './search-wasm.js';
 
 export type { Engine } from './search.js';
 
@@ -162,6 +162,19 @@ export class Solver {
   reset(): void {
     this.search.clear();
     this.search.nodeCount = 0;
+  }
+
+  /**
+   * Solves whole lines of `solve`'s input inside the WebAssembly core, if that is the engine (null
+   * with the TypeScript one): see WasmSearch.solveLines. At most `most` lines.
+   */
+  solveLines(bytes: Uint8Array, weak: boolean, most: number): LinesSolved | null {
+    return this.search instanceof WasmSearch ? this.search.solveLines(bytes, weak, this.book, most) : null;
+  }
+
+  /** Whether solveLines works here (the WebAssembly engine). */
+  get solvesLines(): boolean {
+    return this.search instanceof WasmSearch;
   }
 
   /**
