@@ -339,7 +339,7 @@ describe('spielhalle solve', () => {
   });
 
   it('gives the same lines and errors with the TypeScript engine (no core to take the lines)', async () => {
-    const [[a = ''], [b = '']] = fixture('Test_L3_R1');
+    const [a = '', b = ''] = fixture('Test_L3_R1').map(([m]) => m);
     const text = `4455\r\n12x\n\n4343434 \n 44444444\n\u00e94\n${a} 5\n44 -3x\n${b}`;
     const wasm = streamed();
     wasm.input.end(text);
