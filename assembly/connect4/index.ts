@@ -475,6 +475,8 @@ export function solveLines(input: usize, length: i32, output: usize, most: i32, 
       }
       const n = <i32>(movesEnd - from);
       if (n > CELLS || !parsed(from, n)) return 1;
+      // The checkpoint that sends a long solve back counts from this solve's start.
+      nextCheck = nodes + mainInterval;
       const score = solvePosition(parsedCur, parsedMask, n, weak);
       memory.copy(out, from, <usize>n);
       out += <usize>n;

@@ -323,7 +323,7 @@ export class WasmSearch implements Search {
       this.batching = false;
     }
     const progress = (this.batchView ??= new Int32Array(this.memory.buffer, core.controlBlock() + BATCH_AT, 3));
-    const text = Buffer.from(this.memory.buffer, at + bytes.length, progress[2]!).toString('latin1');
+    const text = Buffer.from(this.memory.buffer, at + bytes.length, progress[2]).toString('latin1');
     return { consumed: progress[0]!, lines: progress[1]!, text, leftOver: status === 1 };
   }
 
