@@ -385,7 +385,7 @@ export function probe(curLo: i32, curHi: i32, maskLo: i32, maskHi: i32, n: i32, 
   return (m & (m >> 2)) != 0;
 }
 
-/** The position `parsed` made (parsedCur, parsedMask), or false if it is not a plain one. */
+/** The position the last successful `parsed` made. */
 let parsedCur: u64 = 0;
 let parsedMask: u64 = 0;
 

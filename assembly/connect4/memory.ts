@@ -78,15 +78,6 @@ export const C_TEXT: usize = 128;
 export const C_PARSED: usize = 192;
 /** i32 × 3: solveLines' progress: input bytes consumed, lines consumed, output bytes written. */
 export const C_BATCH: usize = 208;
-
-/**
- * Room for solveLines' input and output: after the book's hash table (where bookStage stages the
- * book while it loads). Its address, or 0 if memory ran out.
- */
-export function lineArea(bytes: i32): f64 {
-  const at = bookBase + (<usize>bookSlots << 4);
-  return reserve(at + <usize>bytes) ? <f64>at : 0;
-}
 const SCRATCH: usize = CONTROL + 256;
 
 /**
@@ -180,7 +171,7 @@ export function growTable(): void {
   publish();
 }
 
-/** Where an entry keeps its stones (memory.ts tableBase), and the bits that are not its tag. */
+/** Where an entry keeps its stones (see tableBase), and the bits that are not its tag. */
 export const STONES_SHIFT: u64 = 40;
 export const PAYLOAD_BITS: u64 = <u64>0x3fff << 32;
 
@@ -247,8 +238,8 @@ function rehash(oldSize: u64, from: u64): void {
 }
 
 /**
- * Puts an entry into the bucket at `at` as the search does (index.ts put): one slot a bucket, or
- * two with the one of fewest stones first and the newest other one second.
+ * Puts an entry into the bucket at `at`, for the search (index.ts negamax) and the rehash: one
+ * slot a bucket, or two with the one of fewest stones first and the newest other one second.
  */
 // @ts-ignore: decorator
 @inline export function place(at: usize, entry: u64, n: i32): void {
@@ -389,10 +380,20 @@ export function bookAdd(key: f64, score: i32): void {
   }
 }
 
-/** Where bookLoad reads entries: after the book's hash table; 0 if memory ran out. */
-export function bookStage(entries: i32): f64 {
+/** `bytes` of room after the book's hash table, for what passes through: its address, or 0 if memory ran out. */
+function afterBook(bytes: usize): f64 {
   const at = bookBase + (<usize>bookSlots << 4);
-  return reserve(at + (<usize>entries << 3)) ? <f64>at : 0;
+  return reserve(at + bytes) ? <f64>at : 0;
+}
+
+/** Where bookLoad reads entries (afterBook); 0 if memory ran out. */
+export function bookStage(entries: i32): f64 {
+  return afterBook(<usize>entries << 3);
+}
+
+/** Room for solveLines' input and output (afterBook; the book is loaded by then); 0 if memory ran out. */
+export function lineArea(bytes: i32): f64 {
+  return afterBook(<usize>bytes);
 }
 
 /**

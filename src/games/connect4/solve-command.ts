@@ -1,6 +1,5 @@
 import { readSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
-import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
@@ -191,12 +190,12 @@ export class FdSink implements Sink {
         data = data.subarray(writeSync(this.fd, data));
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'EPIPE') process.exit(process.exitCode ?? 0);
+        if (code === 'EPIPE') readerGone();
         if (code !== 'EAGAIN') throw e;
         const stream = this.fd === 1 ? process.stdout : process.stderr;
         stream.on('error', (error: NodeJS.ErrnoException) => {
           if (error.code !== 'EPIPE') throw error;
-          process.exit(process.exitCode ?? 0);
+          readerGone();
         });
         this.stream = stream;
         stream.write(data);
@@ -204,6 +203,11 @@ export class FdSink implements Sink {
       }
     }
   }
+}
+
+/** The reader of our output has gone (EPIPE): stop quietly, with the exit code so far. */
+function readerGone(): never {
+  process.exit(process.exitCode ?? 0);
 }
 
 /** How long a result may wait in a Gathered before it is written (solveStream). */
@@ -252,24 +256,26 @@ export async function solveStream(input: Readable | 'stdin', out: Sink, errOut: 
     waiting();
   };
   const chunks = input === 'stdin' ? stdinChunks() : (input as AsyncIterable<Buffer | string>);
+  // Without --stats, --reset-each or progress, the core takes the lines itself where it can
+  // (solveLines; never with the TypeScript engine); every other line is this side's.
+  const inCore = measure === null && progress === null;
+  let rest = Buffer.alloc(0);
   let skipLineFeed = false;
-  // Without --stats, --reset-each or progress, the core takes the lines itself (solveLines).
-  if (measure === null && progress === null && solver.solvesLines) {
-    let rest = Buffer.alloc(0);
-    try {
-      for await (const chunk of chunks) {
-        let bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-        if (skipLineFeed && bytes[0] === 10) bytes = bytes.subarray(1);
-        skipLineFeed = false;
-        if (rest.length > 0) bytes = Buffer.concat([rest, bytes]);
-        // Whole lines go to the core; the rest waits for the next chunk.
-        let end = bytes.length;
-        while (end > 0 && bytes[end - 1] !== 10 && bytes[end - 1] !== 13) end--;
-        rest = Buffer.from(bytes.subarray(end));
-        skipLineFeed = end > 0 && bytes[end - 1] === 13;
-        let done = 0;
-        while (done < end) {
-          const r = solver.solveLines(bytes.subarray(done, end), weak, CORE_LINES)!;
+  try {
+    for await (const chunk of chunks) {
+      let bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      if (skipLineFeed && bytes[0] === 10) bytes = bytes.subarray(1);
+      if (rest.length > 0) bytes = Buffer.concat([rest, bytes]);
+      // Whole lines now (so never half a UTF-8 character); the rest waits for the next chunk.
+      let end = bytes.length;
+      while (end > 0 && bytes[end - 1] !== 10 && bytes[end - 1] !== 13) end--;
+      rest = Buffer.from(bytes.subarray(end));
+      // (An empty chunk keeps waiting for the \n of a \r\n.)
+      skipLineFeed = end > 0 ? bytes[end - 1] === 13 : skipLineFeed && bytes.length === 0;
+      let done = 0;
+      while (done < end) {
+        const r = inCore ? solver.solveLines(bytes.subarray(done, end), weak, CORE_LINES) : null;
+        if (r !== null) {
           done += r.consumed;
           n += r.lines;
           if (r.text !== '') {
@@ -279,45 +285,16 @@ export async function solveStream(input: Readable | 'stdin', out: Sink, errOut: 
           if (!r.leftOver || done >= end) continue;
           // A line the core leaves: an error to word, or a long solve (whose progress, helpers and
           // the results before it are this side's).
-          let stop = done;
-          while (stop < end && bytes[stop] !== 10 && bytes[stop] !== 13) stop++;
           flush();
-          handle(bytes.toString('utf8', done, stop));
-          done = stop + (bytes[stop] === 13 && stop + 1 < end && bytes[stop + 1] === 10 ? 2 : 1);
         }
-        flush();
+        let stop = done;
+        while (stop < end && bytes[stop] !== 10 && bytes[stop] !== 13) stop++;
+        handle(bytes.toString('utf8', done, stop));
+        done = stop + (bytes[stop] === 13 && stop + 1 < end && bytes[stop + 1] === 10 ? 2 : 1);
       }
-      if (rest.length > 0) handle(rest.toString('utf8'));
-    } finally {
-      flush();
-      solver.onCheckpoint = previous;
-    }
-    return invalid > 0 ? 1 : 0;
-  }
-  const decoder = new StringDecoder('utf8');
-  let rest = '';
-  try {
-    for await (const chunk of chunks) {
-      let text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
-      if (skipLineFeed && text.startsWith('\n')) text = text.slice(1);
-      skipLineFeed = false;
-      text = rest + text;
-      let start = 0;
-      for (let i = 0; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        if (c !== 10 && c !== 13) continue;
-        handle(text.slice(start, i));
-        if (c === 13) {
-          if (i + 1 === text.length) skipLineFeed = true;
-          else if (text.charCodeAt(i + 1) === 10) i++;
-        }
-        start = i + 1;
-      }
-      rest = text.slice(start);
       flush();
     }
-    rest += decoder.end();
-    if (rest !== '') handle(rest);
+    if (rest.length > 0) handle(rest.toString('utf8'));
   } finally {
     flush();
     solver.onCheckpoint = previous;

@@ -13,7 +13,7 @@ export interface SolverOptions {
   /**
    * WebAssembly only: start the table at 2^growFrom slots (18 or more) and let it grow, 2^2 times
    * at a time, up to 2^tableLog within a solve that runs more than 4 times as many nodes as it has
-   * slots (growing empties it). Short solves then probe a table that stays in the caches, and a
+   * slots (growing moves the entries into their new buckets). Short solves then probe a table that stays in the caches, and a
    * fresh process writes a few pages, not 64 MB of them (each page's first write is a page fault).
    * A growing table has two slots a bucket, the first keeping the entry nearest the root
    * (assembly/connect4/memory.ts tableWays). Default: the whole table from the start, one slot a
@@ -170,11 +170,6 @@ export class Solver {
    */
   solveLines(bytes: Uint8Array, weak: boolean, most: number): LinesSolved | null {
     return this.search instanceof WasmSearch ? this.search.solveLines(bytes, weak, this.book, most) : null;
-  }
-
-  /** Whether solveLines works here (the WebAssembly engine). */
-  get solvesLines(): boolean {
-    return this.search instanceof WasmSearch;
   }
 
   /**
