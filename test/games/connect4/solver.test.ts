@@ -1,7 +1,10 @@
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bestReport, movesOf, SolveProgress, solveLine, solveStream } from '../../../src/games/connect4/solve-command.js';
+import { bestReport, isTerminal, movesOf, SolveProgress, solveLine, solveStream } from '../../../src/games/connect4/solve-command.js';
 import {
   Book,
   canonicalKey,
@@ -450,6 +453,28 @@ describe('spielhalle solve', () => {
     });
     return Object.assign(w, { text, isTTY });
   }
+
+  it('tells a terminal from a file, /dev/null and a closed descriptor', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'c4-tty-'));
+    const opened: number[] = [];
+    const open = (path: string, flags: string): number => {
+      const fd = openSync(path, flags);
+      opened.push(fd);
+      return fd;
+    };
+    try {
+      expect(isTerminal(open(join(dir, 'file'), 'w'))).toBe(false);
+      expect(isTerminal(open('/dev/null', 'w'))).toBe(false);
+      // A pseudo-terminal's master side is a terminal (tty.isatty), as a console's stderr is.
+      if (existsSync('/dev/ptmx')) expect(isTerminal(open('/dev/ptmx', 'r+'))).toBe(true);
+      const closed = open(join(dir, 'closed'), 'w');
+      closeSync(opened.pop()!);
+      expect(isTerminal(closed)).toBe(false);
+    } finally {
+      for (const fd of opened) closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   // Without the book: 3 M nodes to analyse (a few dozen checkpoints), 0.7 M to solve the other.
   const MIDGAME = '43435656';
