@@ -31,6 +31,17 @@ export default tseslint.config(
     },
   },
   {
+    // The installed command's launcher (bin/spielhalle.cjs): CommonJS.
+    files: ['**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'commonjs',
+      globals: { process: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly' },
+    },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

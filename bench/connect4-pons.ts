@@ -14,13 +14,12 @@
  * helper joins only a solve past 2^20 nodes; `2`: --threads 2, the helper joins after 4096), one
  * after the other (interleaved, so that the machine's load hits all of
  * them alike); the table shows the median round:
- * - fresh process: `node dist/cli.js solve --no-book --table-log 24 --threads T --stats` (table
- *   "fixed": 2^24 slots from the start, exactly Pons' nodes with one thread) and `node dist/cli.js
- *   solve --no-book --threads T --stats` (table "grow": solve's default, 2^18 slots in
+ * - fresh process: the installed command (`node bin/spielhalle.cjs`, as its shebang runs it) `solve
+ *   --no-book --table-log 24 --threads T` (table "fixed": 2^24 slots from the start, exactly Pons'
+ *   nodes with one thread) and `solve --no-book --threads T` (table "grow": solve's default, 2^18 slots in
  *   buckets of two, growing to 2^25 within a solve that outgrows it) on the set's moves, one table for the whole set (as Pons'
  *   `c4solver`, which keeps his 2^24-slot table and finds no book in an empty working directory).
- *   Process CPU and wall come from
- *   /usr/bin/time; "µs/pos" is the process CPU net of the same program on empty input (start-up
+ *   Process CPU and wall come from bash's `time` (to the millisecond); "µs/pos" is the process CPU net of the same program on empty input (start-up
  *   and table allocation), divided by the positions — the solving alone, for both programs.
  * - warm: in this process, the set solved once to warm up, the table emptied, then timed.
  * - nodes: the mean negamax calls of our main search (Pons' count; equal to his with one thread)
@@ -30,9 +29,10 @@
  * `--empty` also solves the empty board without the book (minutes) with each thread count and
  * with Pons, once each.
  *
- * `--startup N` times one position (`echo 4455 | node dist/cli.js solve`, the defaults: book,
- * 2^23 slots, threads as on this machine) N times, interleaved with `node -e 0`, Pons' solver and
- * the whole program (`solve --help`): wall ms, minimum and median.
+ * `--startup N` times one position (`echo 4455 | spielhalle solve`, the defaults: book, a growing
+ * table, threads as on this machine; through the installed command and through `node dist/cli.js`)
+ * N times, interleaved with `node -e 0`, Pons' solver and the whole program (`solve --help`): wall
+ * ms, minimum and median.
  *
  * The machine's load average goes with every row: the wall times are only as good as it was quiet.
  *
@@ -55,6 +55,8 @@ function flag(name: string, fallback: string): string {
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'dist', 'cli.js');
+/** The installed command (package.json "bin"), as its shebang runs it: `node bin/spielhalle.cjs`. */
+const launcher = join(root, 'bin', 'spielhalle.cjs');
 const SET_NAMES: Record<string, string> = {
   L3_R1: 'End-Easy',
   L2_R1: 'Middle-Easy',
@@ -81,7 +83,6 @@ if (!process.argv.includes('--keep-env')) delete childEnv.NODE_EXTRA_CA_CERTS;
 const ponsFlag = flag('pons', process.env.PONS_C4SOLVER ?? '');
 const pons = ponsFlag !== '' && existsSync(ponsFlag) ? ponsFlag : null;
 const work = mkdtempSync(join(tmpdir(), 'c4-pons-'));
-const haveTime = existsSync('/usr/bin/time');
 
 if (!existsSync(cli)) {
   process.stderr.write('bench: dist/cli.js is missing (npm run build)\n');
@@ -96,26 +97,27 @@ interface Run {
   stderr: string;
 }
 
-/** One program on one input file, timed by /usr/bin/time (CPU of all its threads) in an empty directory. */
+/**
+ * Times `cmd args` in bash (its `time` keyword: wall, user and system time of the command and its
+ * threads to the millisecond, where /usr/bin/time gives 10 ms steps — a quarter of a fresh End-Easy
+ * run), the command's stderr kept apart; in an empty working directory.
+ */
+const TIMED = 'err=$1; out=$2; shift 2; TIMEFORMAT="%3R %3U %3S"; { time "$@" 2>"$err"; } 2>"$out"';
+
+/** One program on one input file, timed (see TIMED). */
 function timed(cmd: string, args: string[], inputFile: string, env: NodeJS.ProcessEnv = childEnv): Run {
   const timeFile = join(work, 'time');
-  const started = performance.now();
-  const r = haveTime
-    ? spawnSync('/usr/bin/time', ['-o', timeFile, '-f', '%e %U %S', cmd, ...args], { cwd: work, env, input: readFileSync(inputFile), encoding: 'utf8', maxBuffer: 1 << 26 })
-    : spawnSync(cmd, args, { cwd: work, env, input: readFileSync(inputFile), encoding: 'utf8', maxBuffer: 1 << 26 });
-  const wallMs = performance.now() - started;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
-  let cpuMs = NaN;
-  if (haveTime) {
-    const [, user = 'NaN', sys = 'NaN'] = readFileSync(timeFile, 'utf8').trim().split(/\s+/).slice(-3);
-    cpuMs = (Number(user) + Number(sys)) * 1000;
-  }
-  return { wallMs, cpuMs, stdout: r.stdout, stderr: r.stderr };
+  const errFile = join(work, 'stderr');
+  const r = spawnSync('bash', ['-c', TIMED, 'timed', errFile, timeFile, cmd, ...args], { cwd: work, env, input: readFileSync(inputFile), encoding: 'utf8', maxBuffer: 1 << 26 });
+  const stderr = readFileSync(errFile, 'utf8');
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${stderr}${r.stderr}`);
+  const [wall = NaN, user = NaN, sys = NaN] = readFileSync(timeFile, 'utf8').trim().split(/\s+/).slice(-3).map(Number);
+  return { wallMs: wall * 1000, cpuMs: (user + sys) * 1000, stdout: r.stdout, stderr };
 }
 
 /** Our command; `--stats` only for the node counts, in a run of its own: timed runs print what Pons prints. */
 const ours = (table: Table, threads: number | 'auto', stats = false): string[] => [
-  cli,
+  launcher,
   'solve',
   '--no-book',
   ...(table === 'fixed' ? ['--table-log', String(tableLog)] : []),
@@ -188,9 +190,9 @@ for (const set of sets) {
   const ponsRuns = results.get('pons') ?? [];
   const ponsCpu = median(ponsRuns.map((x) => x.cpuMs));
   const ponsWall = median(ponsRuns.map((x) => x.wallMs));
-  // Within /usr/bin/time's 10 ms resolution of his start-up: too small to divide by.
+  // Within the noise of his start-up (clearing 80 MB, ±2 ms): too small to divide by.
   const ponsNet = ponsCpu - (startCpu.get('pons') ?? NaN);
-  const ponsPer = ponsNet >= 20 ? (ponsNet * 1000) / cases.length : NaN;
+  const ponsPer = ponsNet >= 5 ? (ponsNet * 1000) / cases.length : NaN;
   for (const { table, threads: t, key } of variants) {
     const own = results.get(key)!;
     const cpu = median(own.map((x) => x.cpuMs));
@@ -220,7 +222,7 @@ for (const set of sets) {
 
 const lines = [
   header,
-  `ours: node dist/cli.js solve --no-book [--table-log ${tableLog}: table fixed] --threads T (fresh process per set; node counts from one more run with --stats; one table per set${childEnv.NODE_EXTRA_CA_CERTS === undefined ? ', without NODE_EXTRA_CA_CERTS' : ''}); Pons: ${pons ?? '(not given)'}; median of ${runs} interleaved rounds`,
+  `ours: spielhalle solve (node bin/spielhalle.cjs) --no-book [--table-log ${tableLog}: table fixed] --threads T (fresh process per set; node counts from one more run with --stats; one table per set${childEnv.NODE_EXTRA_CA_CERTS === undefined ? ', without NODE_EXTRA_CA_CERTS' : ''}); Pons: ${pons ?? '(not given)'}; median of ${runs} interleaved rounds`,
   '',
   '| set | table | threads | positions | exact | mean nodes | mean helper nodes | ours process CPU / wall ms | ours µs/pos (CPU, net of start) | ours warm µs/pos CPU / wall | Pons process CPU / wall ms | Pons µs/pos | CPU ratio | wall ratio | µs/pos ratio | load |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -249,14 +251,15 @@ if (startups > 0) {
   const one = join(work, 'one.in');
   writeFileSync(one, '4455\n');
   const programs: [string, string, string[], NodeJS.ProcessEnv][] = [
-    ['ours: `echo 4455 \\| node dist/cli.js solve`', process.execPath, [cli, 'solve'], childEnv],
+    ['ours: `echo 4455 \\| spielhalle solve` (the installed command, `node bin/spielhalle.cjs`)', process.execPath, [launcher, 'solve'], childEnv],
+    ['ours: `echo 4455 \\| node dist/cli.js solve` (the ES module entry)', process.execPath, [cli, 'solve'], childEnv],
     ['`node -e 0`', process.execPath, ['-e', '0'], childEnv],
     ...(pons ? [["Pons' c4solver, one position", pons, [], childEnv] as [string, string, string[], NodeJS.ProcessEnv]] : []),
     ['the whole program: `node dist/cli.js solve --help`', process.execPath, [cli, 'solve', '--help'], childEnv],
   ];
   // Where this machine's environment names a certificate bundle, the same with it (Node reads it first).
   if (process.env.NODE_EXTRA_CA_CERTS !== undefined && childEnv.NODE_EXTRA_CA_CERTS === undefined) {
-    programs.push(['ours, with NODE_EXTRA_CA_CERTS', process.execPath, [cli, 'solve'], process.env]);
+    programs.push(['ours (installed command), with NODE_EXTRA_CA_CERTS', process.execPath, [launcher, 'solve'], process.env]);
     programs.push(['`node -e 0`, with NODE_EXTRA_CA_CERTS', process.execPath, ['-e', '0'], process.env]);
   }
   const walls = programs.map((): number[] => []);

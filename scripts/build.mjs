@@ -85,18 +85,29 @@ async function server() {
     process.stderr.write('build: transpiling the server (esbuild) failed\n');
     return false;
   }
-  // The quick entries of `spielhalle solve` and `spielhalle play connect4` (loaded by src/cli.ts),
-  // each as one file of our modules: Node's ESM loader then resolves, reads and compiles one
-  // module instead of dozens (~20 ms of a one-position solve). Packages stay outside (pino is
-  // loaded as it is). The bundles sit where their modules do, so that the engine finds its worker
-  // script (engine-worker.js) beside them.
+  // The quick entries of `spielhalle solve` and `spielhalle play connect4` (run by the installed
+  // command's launcher, bin/spielhalle.cjs, and by src/cli.ts through it), each as one CommonJS
+  // file of our modules: Node then reads and compiles one file instead of dozens (~20 ms of a
+  // one-position solve), and a CommonJS main needs no ES module loader (~5 ms). Packages stay
+  // outside (pino is loaded as it is). import.meta.url becomes the bundle's own file URL. The
+  // bundles sit where their modules do, so that the engine finds its worker script
+  // (engine-worker.js) beside them.
   const quick = [
-    [join('games', 'connect4', 'solve-main.ts'), join('games', 'connect4', 'solve-bundle.js')],
-    [join('games', 'connect4', 'play-main.ts'), join('games', 'connect4', 'play-bundle.js')],
+    [join('games', 'connect4', 'solve-main.ts'), join('games', 'connect4', 'solve-bundle.cjs')],
+    [join('games', 'connect4', 'play-main.ts'), join('games', 'connect4', 'play-bundle.cjs')],
   ];
   try {
     for (const [entry, out] of quick) {
-      await build({ ...common, entryPoints: [join(root, 'src', entry)], outfile: join(root, 'dist', out), bundle: true, packages: 'external', plugins: [builtinsByGetter] });
+      await build({
+        ...common,
+        format: 'cjs',
+        entryPoints: [join(root, 'src', entry)],
+        outfile: join(root, 'dist', out),
+        bundle: true,
+        packages: 'external',
+        define: { 'import.meta.url': '__bundleUrl' },
+        banner: { js: 'const __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+      });
     }
   } catch {
     process.stderr.write('build: bundling the quick entries (esbuild) failed\n');
@@ -109,26 +120,6 @@ async function server() {
   writeFileSync(stamp, `${entryPoints.length} modules from ${relative(root, join(root, 'src'))}/\n`);
   return true;
 }
-
-/**
- * For the quick bundles: `import { x } from 'node:…'` becomes a read of process.getBuiltinModule.
- * An ES module's import of a built-in makes the built-in's module facade, which reads every
- * export — and fs's lazy ones (ReadStream, WriteStream, promises) load the stream modules, ~3 ms
- * of a fresh `solve` that never uses them. The names offered are the built-in's plain exports
- * (its lazy getters left out: importing one fails the build, and would be seen).
- */
-const builtinsByGetter = {
-  name: 'builtins-by-getter',
-  setup(build) {
-    build.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: 'builtin' }));
-    build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
-      const mod = process.getBuiltinModule(args.path);
-      const names = Object.keys(mod).filter((k) => /^[A-Za-z_$][\w$]*$/.test(k) && 'value' in Object.getOwnPropertyDescriptor(mod, k));
-      const id = JSON.stringify(args.path);
-      return { contents: `const m = process.getBuiltinModule(${id});\nexport default m;\nexport const { ${names.join(', ')} } = m;\n`, loader: 'js' };
-    });
-  },
-};
 
 // The Connect Four solver's core (AssemblyScript → WebAssembly); src/games/connect4/solver/
 // search-wasm.ts finds it from src/ and from dist/, and falls back to TypeScript without it.

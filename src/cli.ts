@@ -1,26 +1,25 @@
 #!/usr/bin/env node
 // Not `import … from 'node:fs'`: an ES module's import of a built-in makes its module facade,
 // which reads every export, and fs's lazy ones (its streams, fs/promises) load ~3 ms of modules
-// that `solve` never uses. (The quick bundles do the same, scripts/build.mjs.)
-const { existsSync, realpathSync } = process.getBuiltinModule('node:fs');
+// that `solve` never uses.
+const { realpathSync } = process.getBuiltinModule('node:fs');
+const { createRequire } = process.getBuiltinModule('node:module');
+const { dirname } = process.getBuiltinModule('node:path');
 const { fileURLToPath } = process.getBuiltinModule('node:url');
 
 /**
  * The `spielhalle` entry. It loads as little as the command needs: `spielhalle solve` answers in a
  * fraction of the time the whole program (cli-program.ts: every game, the dashboard, SQLite)
- * takes to load, so its plain forms go to the solver's own small entry, those of `play connect4`
- * to the terminal game's, and everything else — `solve --help` and any form an entry does not
- * take — to the whole program. Exit codes: 0 ok,
- * 1 failure, 2 usage error.
+ * takes to load, so its plain forms run the solver's own small entry, those of `play connect4`
+ * the terminal game's — both through the installed command's launcher (bin/spielhalle.cjs,
+ * quick), which runs them from the build beside this file — and everything else, `solve --help`
+ * and any form an entry does not take, the whole program. Exit codes: 0 ok, 1 failure, 2 usage
+ * error.
  */
 export async function main(argv: string[]): Promise<number> {
-  // The build's bundle of a quick entry (scripts/build.mjs); from the sources, the entry itself.
-  const code =
-    argv[2] === 'solve'
-      ? await quick<typeof import('./games/connect4/solve-main.js')>('./games/connect4/solve-bundle.js', () => import('./games/connect4/solve-main.js')).then((e) => e.solveMain(argv.slice(3)))
-      : argv[2] === 'play' && argv[3] === 'connect4'
-        ? await quick<typeof import('./games/connect4/play-main.js')>('./games/connect4/play-bundle.js', () => import('./games/connect4/play-main.js')).then((e) => e.playMain(argv.slice(4)))
-        : null;
+  const launcher = createRequire(import.meta.url)('../bin/spielhalle.cjs') as Launcher;
+  // From the sources (src/), no bundle is beside this file: the whole program answers.
+  const code = await launcher.quick(argv, dirname(fileURLToPath(import.meta.url)));
   if (code !== null) {
     if (code !== 0) process.exitCode = code;
     return code;
@@ -29,10 +28,9 @@ export async function main(argv: string[]): Promise<number> {
   return program.main(argv);
 }
 
-/** A quick entry: its bundle next to this file if the build made one, else its module. */
-async function quick<T>(bundle: string, module: () => Promise<T>): Promise<T> {
-  const url = new URL(bundle, import.meta.url);
-  return existsSync(url) ? ((await import(url.href)) as T) : module();
+/** What bin/spielhalle.cjs exports. */
+interface Launcher {
+  quick(argv: readonly string[], dist: string): Promise<number | null>;
 }
 
 const invoked = process.argv[1] ? realpathSync(process.argv[1]) : '';

@@ -38,6 +38,6 @@ describe('commands shown by the dashboard', () => {
     };
     // npm appends what follows `--` to the script's last command: the CLI.
     expect(pkg.scripts.spielhalle).toMatch(/node dist\/cli\.js$/);
-    expect(pkg.bin.spielhalle).toBe('dist/cli.js');
+    expect(pkg.bin.spielhalle).toBe('bin/spielhalle.cjs');
   });
 });

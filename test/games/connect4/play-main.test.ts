@@ -51,7 +51,7 @@ describe('play connect4: the quick entry', () => {
   });
 
   const cli = fileURLToPath(new URL('../../../dist/cli.js', import.meta.url));
-  const built = existsSync(cli) && existsSync(fileURLToPath(new URL('../../../dist/games/connect4/play-bundle.js', import.meta.url))) && wasmPath() !== null;
+  const built = existsSync(cli) && existsSync(fileURLToPath(new URL('../../../dist/games/connect4/play-bundle.cjs', import.meta.url))) && wasmPath() !== null;
   it.skipIf(!built)('plays against the bot from the built CLI, and reports errors as the full program does', { timeout: 60_000 }, () => {
     const r = spawnSync(process.execPath, [cli, 'play', 'connect4', '--vs', 'bot', '--level', 'easy', '--name', 'Tester'], { input: '4\n4\n', encoding: 'utf8', timeout: 30_000 });
     expect(r.status).toBe(0);

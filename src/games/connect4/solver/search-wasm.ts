@@ -1,7 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
 import type { Book } from './book.js';
 import { CELLS, Position } from './position.js';
 import type { Checkpoint, Engine, Search } from './search.js';
@@ -71,29 +70,19 @@ export function wasmPath(): string | null {
 let compiled: object | null | undefined;
 
 /**
- * How V8 compiles the core: every function at once to baseline code (Liftoff, ~1–3 ms for the
- * few-KB module) instead of each on its first call, then V8's default dynamic tiering: a function
- * that runs hot (negamax within its first milliseconds) gets optimized code (TurboFan) on a
- * background thread. Measured (2026-11-26, quiet 2-core VM, `echo 4455 | solve`, in-process time
- * from Node's start of user code to exit, 6 runs × 3 rounds): 33–46 ms this way, 41–61 ms with
- * every function optimized up front as before (`--no-wasm-dynamic-tiering`: a synchronous
- * compile then waits for TurboFan), while End-Easy and Middle-Medium in a fresh process cost the
- * same CPU either way. Set once: the core is the process's only WebAssembly.
- */
-function eagerTierUp(): void {
-  setFlagsFromString('--no-wasm-lazy-compilation');
-}
-
-/**
- * The compiled module, once per process; null if the build has not made it. Baseline code at
- * once, optimized code for the hot functions soon after (eagerTierUp); every instance of the
- * process, the helper threads' too, shares that code.
+ * The compiled module, once per process; null if the build has not made it. V8's defaults: each
+ * function gets baseline code (Liftoff) on its first call, and one that runs hot (negamax within
+ * its first milliseconds) optimized code (TurboFan) on a background thread; every instance of the
+ * process, the helper threads' too, shares that code. Measured (2026-11-26, 2-vCPU VM, 20
+ * alternating fresh runs of End-Easy and Middle-Easy): 3 ms less wall and CPU than compiling every
+ * function at once (`--no-wasm-lazy-compilation`, set through node:v8, whose loading alone — heap
+ * utilities, streams — is ~1.5 ms); earlier, `--no-wasm-dynamic-tiering` (all optimized up front)
+ * made a one-position solve 8–15 ms slower.
  */
 export function wasmModule(): object | null {
   if (compiled !== undefined) return compiled;
   const path = wasmPath();
   if (path === null) return (compiled = null);
-  eagerTierUp();
   compiled = new wasm.Module(readFileSync(path));
   warnIfStale(path);
   return compiled;
