@@ -1,15 +1,18 @@
 /**
  * `spielhalle solve` against Pascal Pons' C++ solver, measured in the same run (issue 20).
  *
- *   npx tsx bench/connect4-pons.ts [--pons PATH] [--sets all|L3_R1,…] [--runs 3] [--threads 1,2,auto]
- *       [--tables fixed,grow] [--table-log 24] [--empty] [--startup N] [--keep-env]
+ *   npx tsx bench/connect4-pons.ts [--pons PATH] [--sets all|L3_R1,…] [--set-dir DIR] [--first N]
+ *       [--runs 3] [--threads 1,2,auto] [--tables fixed,grow] [--table-log 24] [--empty]
+ *       [--startup N] [--keep-env]
  *
  * Pons' solver is not part of the repository: build his final version yourself, outside it, e.g.
  * `g++ -O3 -march=native -std=c++11 -DNDEBUG -o /tmp/pons/c4solver main.cpp Solver.cpp` in a
  * clone of github.com/PascalPons/connect4, and give its path with --pons or PONS_C4SOLVER. Without
  * it the comparison columns stay empty.
  *
- * Per set (the fixtures in test/fixtures/connect4/), `--runs` rounds, each running Pons, then ours
+ * Per set (the fixtures in test/fixtures/connect4/, or Pons' published sets in `--set-dir`: the
+ * fixtures lack Begin-Medium and Begin-Hard; `--first N` takes each set's first N positions),
+ * `--runs` rounds, each running Pons, then ours
  * with every table and thread count (`auto`: as `solve` runs without --threads, two threads whose
  * helper joins only a solve past 2^20 nodes; `2`: --threads 2, the helper joins after 4096), one
  * after the other (interleaved, so that the machine's load hits all of
@@ -65,10 +68,12 @@ const SET_NAMES: Record<string, string> = {
   L1_R2: 'Begin-Medium',
   L1_R3: 'Begin-Hard',
 };
+/** Where the sets are: the fixtures, or a folder of Pons' published sets (--set-dir; Test_L1_R2 and Test_L1_R3 are not among the fixtures). */
+const setDir = flag('set-dir', join(root, 'test', 'fixtures', 'connect4'));
 const setsFlag = flag('sets', 'all');
-const sets = (setsFlag === 'all' ? Object.keys(SET_NAMES) : setsFlag.split(',')).filter((s) =>
-  existsSync(join(root, 'test', 'fixtures', 'connect4', `Test_${s}`)),
-);
+const sets = (setsFlag === 'all' ? Object.keys(SET_NAMES) : setsFlag.split(',')).filter((s) => existsSync(join(setDir, `Test_${s}`)));
+/** The first N positions of each set only (--first N; e.g. for Begin-Hard, seconds a position). */
+const first = Number(flag('first', '0'));
 const runs = Number(flag('runs', '3'));
 /** Thread counts to run; `auto` runs `solve` without --threads (two threads, helpers only after 2^20 nodes). */
 const threadCounts = flag('threads', '1,2,auto').split(',').map((t) => (t === 'auto' ? ('auto' as const) : Number(t)));
@@ -155,14 +160,15 @@ process.stderr.write(`${header}\nstart-up CPU ms: ${[...startCpu].map(([k, v]) =
 
 const rows: string[] = [];
 for (const set of sets) {
-  const file = join(root, 'test', 'fixtures', 'connect4', `Test_${set}`);
-  const cases = readFileSync(file, 'utf8')
+  const file = join(setDir, `Test_${set}`);
+  const all = readFileSync(file, 'utf8')
     .trim()
     .split('\n')
     .map((l): [string, number] => {
       const [m = '', s = ''] = l.split(' ');
       return [m, Number(s)];
     });
+  const cases = first > 0 ? all.slice(0, first) : all;
   const movesFile = join(work, `${set}.in`);
   writeFileSync(movesFile, cases.map(([m]) => m).join('\n') + '\n');
   const results = new Map<string, Run[]>();

@@ -43,7 +43,7 @@ import {
   thread,
 } from './memory';
 
-export { bookAdd, bookLoad, bookReset, bookStage, clearClaims, clearTable, initTable, lineArea, touchTable } from './memory';
+export { bookAdd, bookLoad, bookReset, bookStage, clearClaims, clearTable, initTable, lineArea } from './memory';
 
 @external('env', 'checkpoint')
 declare function checkpoint(nodes: f64): void;

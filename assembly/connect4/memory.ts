@@ -131,8 +131,8 @@ export function tableBytes(): usize {
  * Sets the table up (once per instance): 2^startLog slots (rounded up to a prime) now, growing
  * toward 2^logSize as the search fills it (growTable), two slots a bucket (startLog ≥ 18); startLog
  * ≥ logSize gives the fixed table of 2^logSize slots, one a bucket (Pons' table). The memory for
- * the largest size is reserved at once, but a page of it costs a page fault only when first
- * written, so a small table makes a fresh process's short solves cheap. Returns the largest slot
+ * the largest size is reserved at once, but only the table's size now is written (prefault), so a
+ * small table makes a fresh process's short solves cheap. Returns the largest slot
  * count, or 0 if memory ran out.
  */
 export function initTable(logSize: i32, startLog: i32): f64 {
@@ -145,9 +145,7 @@ export function initTable(logSize: i32, startLog: i32): f64 {
   tableSize = bucketsFor(tableLog, tableWays);
   tableBase = base;
   bookBase = base + <usize>(most << 3);
-  // A growing table is small at first, and its pages will all be used; a fixed one (Pons' table,
-  // up to 128 MB) is left to fault in as used, as touchTable's helper thread does.
-  if (tableWays == 2) prefault(tableBase, tableBase + tableBytes());
+  prefault(tableBase, tableBase + tableBytes());
   publish();
   return <f64>most;
 }
@@ -267,26 +265,15 @@ function rehash(oldSize: u64, from: u64): void {
 }
 
 /**
- * Writes every page of the table once (an atomic add of 0: never changes an entry another thread
- * stores meanwhile), so that its page faults are taken here, by a helper thread that has nothing
- * else to do yet, and not one at a time inside the searches.
- */
-export function touchTable(): void {
-  adopt();
-  const end = tableBase + tableBytes();
-  for (let at = tableBase & ~(<usize>4095); at < end; at += 4096) {
-    if (at >= tableBase) atomic.add<u32>(at, 0);
-  }
-}
-
-/**
  * Writes the first word of every page in [from, to) (an atomic add of 0, so that a helper's
  * store meanwhile is never undone). A page of the table that the search first reads is mapped to
  * the kernel's shared zero page, and its first store then faults again and must flush that
  * mapping from every core's TLB (an inter-processor interrupt, dear in a VM): measured on End-Easy
  * in a fresh process (2026-11-26, 2-vCPU VM, perf), those flushes were a quarter of the solves'
- * time, ~12 ms. A page written first costs one plain fault, ~1 µs; a growing table's 2 MB start
- * (512 pages) is taken at once, and each growth's new pages before its rehash reads them.
+ * time, ~12 ms. A page written first costs one plain fault: a growing table's 2 MB start (512
+ * pages) is written when it is made, well under a millisecond, and each growth's new pages before
+ * its rehash reads them; a fixed table (`--table-log`, up to 128 MB) all at once, as Pons' solver
+ * clears his (~50 ms for 2^24 slots; End-Easy with it took 124 ms of CPU before, 104 after).
  */
 function prefault(from: usize, to: usize): void {
   for (let at = (from + 4095) & ~(<usize>4095); at < to; at += 4096) atomic.add<u32>(at, 0);

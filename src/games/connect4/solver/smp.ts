@@ -39,8 +39,6 @@ const { module, memory, thread, control } = workerData;
 const core = new WebAssembly.Instance(module, { env: { memory, checkpoint() {} } }).exports;
 core.attachThread(thread);
 const ctl = new Int32Array(memory.buffer, control, 64);
-// The first helper takes the table's first-touch page faults off the searches (memory.ts touchTable).
-if (thread === 1) core.touchTable();
 let seen = 0;
 for (;;) {
   // In a batch the next job tends to follow within a fraction of a millisecond: look for it for
