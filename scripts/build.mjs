@@ -89,8 +89,9 @@ async function server() {
   // command's launcher, bin/spielhalle.cjs, and by src/cli.ts through it), each as one CommonJS
   // file of our modules: Node then reads and compiles one file instead of dozens (~20 ms of a
   // one-position solve), and a CommonJS main needs no ES module loader (~5 ms). Packages stay
-  // outside (pino is loaded as it is). import.meta.url becomes the bundle's own file URL. The
-  // bundles sit where their modules do, so that the engine finds its worker script
+  // outside (pino is loaded as it is). import.meta.url becomes the bundle's own file URL. Spaces,
+  // comments and redundant syntax go (V8 scans a third fewer bytes: ~0.5 ms of a fresh solve);
+  // names stay, for stack traces. The bundles sit where their modules do, so that the engine finds its worker script
   // (engine-worker.js) beside them.
   const quick = [
     [join('games', 'connect4', 'solve-main.ts'), join('games', 'connect4', 'solve-bundle.cjs')],
@@ -105,6 +106,8 @@ async function server() {
         outfile: join(root, 'dist', out),
         bundle: true,
         packages: 'external',
+        minifyWhitespace: true,
+        minifySyntax: true,
         define: { 'import.meta.url': '__bundleUrl' },
         banner: { js: 'const __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
       });
