@@ -177,10 +177,16 @@ describe('sandbox', () => {
   });
 
   it('kills a program above the memory limit', async () => {
+    // The probe touches 300 MB and then holds it, never ending by itself; only the group's
+    // sampled resident memory (every POLL_MS) can end it. Whether it gets to print "holding 300
+    // MB" first depends on how fast this machine faults the pages in against the first samples
+    // (a loaded CI run once did), so that is not asserted.
     const s = sandbox(probe('alloc 300'), { limits: { memoryMb: 100 } });
+    const started = Date.now();
     const exit = await s.launch({}).exited;
     expect(exit).toEqual({ code: null, signal: 'SIGKILL', limit: 'memory' });
-    expect(s.outputs()[0]!.stdout).not.toContain('holding 300 MB');
+    // Well within the default wall limit: the sampler, not a timer, ended it.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('stop() kills the whole process group, grandchildren included', async () => {
