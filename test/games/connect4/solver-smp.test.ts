@@ -32,6 +32,12 @@ const SETS = ['Test_L3_R1', 'Test_L2_R1', 'Test_L2_R2', 'Test_L1_R1'] as const;
 /** Which positions of a set the tests solve: all, but every 4th of the heavy one. */
 const sample = (set: string): [string, number][] => fixture(set).filter((_, i) => set !== 'Test_L2_R2' || i % 4 === 0);
 
+/** With a helper: it searches more than helperMore, the main search less than mainLess, of one thread's nodes. */
+const HELPER_SHARES: Partial<Record<(typeof SETS)[number], { helperMore: number; mainLess: number }>> = {
+  Test_L2_R2: { helperMore: 0.2, mainLess: 0.9 },
+  Test_L1_R1: { helperMore: 0.1, mainLess: 0.95 },
+};
+
 describe.skipIf(!built)('connect4 solver on helper threads', () => {
   // One table per set and thread count, kept across the set as `spielhalle solve` keeps it; helpers
   // join every solve after 4096 nodes (as with `--threads 2`), so that they work on most of them.
@@ -50,10 +56,14 @@ describe.skipIf(!built)('connect4 solver on helper threads', () => {
         }
       }
       expect(counts[1]!.helper).toBe(0);
-      if (set === 'Test_L2_R2' || set === 'Test_L1_R1') {
-        // The helper really worked: it searched, and the main search needed fewer nodes for it.
-        expect(counts[2]!.helper).toBeGreaterThan(0.2 * counts[1]!.nodes);
-        expect(counts[2]!.nodes).toBeLessThan(0.9 * counts[1]!.nodes);
+      // The helper really worked: it searched, and the main search needed fewer nodes for it. On
+      // Middle-Medium the helper searches ~0.5 of the lone nodes and the main search ~0.67 of
+      // them; Begin-Easy's solves are small (3,300 nodes on average, the helper joins after 4096),
+      // so there it is ~0.25 and ~0.83 alone, and under a loaded CI run it once got 0.19.
+      const shares = HELPER_SHARES[set];
+      if (shares !== undefined) {
+        expect(counts[2]!.helper).toBeGreaterThan(shares.helperMore * counts[1]!.nodes);
+        expect(counts[2]!.nodes).toBeLessThan(shares.mainLess * counts[1]!.nodes);
       }
     });
   }
