@@ -25,6 +25,7 @@ import {
   C_STOP,
   C_TEXT,
   C_WEAK,
+  bucketShift,
   canGrow,
   CLAIM_LOG,
   CLAIMS,
@@ -39,6 +40,7 @@ import {
   scratchBase,
   tableBase,
   tableSize,
+  tableSlotCount,
   tableWays,
   thread,
 } from './memory';
@@ -155,7 +157,7 @@ const HELPER_REPORT: u64 = 1 << 16;
   // the table last grew): it needs a larger table. Not counted across solves: a set of short
   // solves keeps its small table, whose probes stay in the caches.
   const since = grownAt > solveStart ? grownAt : solveStart;
-  if (count > since && count - since > tableSize * <u64>tableWays * GROW_AFTER) growNow();
+  if (count > since && count - since > tableSlotCount() * GROW_AFTER) growNow();
   if (atomic.load<i32>(CONTROL + C_DONE) != 0) unreachable();
   checkpoint(<f64>count);
 }
@@ -179,7 +181,7 @@ export function setCheckInterval(interval: f64): void {
 
 /** The table's slots now (it may grow, memory.ts growTable). */
 export function tableSlots(): f64 {
-  return <f64>(tableSize * <u64>tableWays);
+  return <f64>tableSlotCount();
 }
 
 /** Grows the table now, as a solve that outgrows it does (reachCheck); false at its largest size. */
@@ -234,7 +236,7 @@ function negamax(cur: u64, mask: u64, n: i32, alpha: i32, beta: i32, opp: u64): 
 
   // Start the table probe first: its cache miss overlaps with the bit work below.
   const key = cur + mask;
-  const slot = tableBase + (<usize>(key % tableSize) << (tableWays == 2 ? 4 : 3));
+  const slot = tableBase + (<usize>(key % tableSize) << bucketShift());
   let entry = load<u64>(slot);
 
   // Possible non-losing moves.

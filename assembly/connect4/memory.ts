@@ -122,9 +122,21 @@ function bucketsFor(log: i32, ways: i32): u64 {
   return primeFrom(ways == 2 ? log - 1 : log);
 }
 
+/** The table's slots now. */
+// @ts-ignore: decorator
+@inline export function tableSlotCount(): u64 {
+  return tableSize * <u64>tableWays;
+}
+
+/** log2 of a bucket's bytes: 8 bytes a slot, tableWays slots. */
+// @ts-ignore: decorator
+@inline export function bucketShift(): usize {
+  return tableWays == 2 ? 4 : 3;
+}
+
 /** Bytes the table takes now. */
 export function tableBytes(): usize {
-  return <usize>(tableSize * <u64>tableWays) << 3;
+  return <usize>tableSlotCount() << 3;
 }
 
 /**
@@ -198,7 +210,7 @@ function negInverse32(p: u64): u64 {
  * stale), in the new layout of the new one; at worst a racing write loses an entry.
  */
 function rehash(oldSize: u64, from: u64): void {
-  const waysLog: usize = tableWays == 2 ? 4 : 3;
+  const waysLog = bucketShift();
   const oldEnd = tableBase + (<usize>oldSize << waysLog);
   const negInverse = negInverse32(oldSize);
   const wrap = oldSize << 32;
