@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The heavy suites load the machine on purpose (a CPU hog, a full-speed flood): they run after
+    // these, alone (vitest.heavy.config.ts), so they disturb no other suite's timing.
+    exclude: ['test/**/*.heavy.test.ts', '**/node_modules/**'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,

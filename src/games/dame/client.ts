@@ -176,6 +176,8 @@ export class DameClient {
   }
 
   private send(message: ClientMessage): void {
+    // Nothing goes out after the game has ended (QUIT, an error line, a closed connection).
+    if (this.settle === null) return;
     const line = formatClient(message);
     logWire(this.log, 'out', line);
     this.o.onLine?.('out', line);

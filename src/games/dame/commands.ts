@@ -1,10 +1,12 @@
 import { Option, type Command } from 'commander';
 import { commandLogLevel } from '../../core/command-log.js';
 import { UsageError } from '../../core/errors.js';
+import { exitAfter } from '../../core/lifecycle.js';
 import { createLogger, type Logger } from '../../core/log.js';
 import { createDameBot, DAME_BOTS, type DameBotName } from './bots/index.js';
 import { DameClient, DEFAULT_MARGIN_MS, type DamePlayer } from './client.js';
-import { botPlayer, enginePlayer } from './players.js';
+import { DameEnginePool } from './engine-pool.js';
+import { botPlayer, workerPlayer } from './players.js';
 import { DEFAULT_PORT, isGameId, type Seat } from './protocol.js';
 
 /**
@@ -54,11 +56,16 @@ export function registerDameBotCommand(bot: Command): void {
       const port = number(opts.port, '--port', 1, 65535);
       const marginMs = number(opts.margin, '--margin', 0, 60_000);
       const log: Logger = createLogger({ level: commandLogLevel(cmd, 'info') });
-      const player: DamePlayer = opts.bot === 'engine' ? enginePlayer(opts.seed) : botPlayer(createDameBot(opts.bot), opts.seed);
+      // The engine thinks in a worker thread, so the client reads every line while it thinks: a
+      // GAMEOVER that arrives meanwhile ends the game at once, and the move is never sent.
+      const engine = opts.bot === 'engine' ? new DameEnginePool({ threads: 1, log }) : null;
+      // Warmed while the client connects: the first move request queues behind the warm-up.
+      engine?.warm().catch((err: unknown) => log.warn({ err }, 'the engine did not warm up'));
+      const player: DamePlayer = engine ? workerPlayer(engine, opts.seed) : botPlayer(createDameBot(opts.bot), opts.seed);
       const client = new DameClient({ host: opts.host, port, gameId: opts.gameId, seat, player, marginMs, log });
       for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => client.stop());
       const result = await client.run();
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-      if (result.outcome === 'error') process.exitCode = 1;
+      // A think still in flight is cut off with the process: nothing of it can be sent.
+      await exitAfter(`${JSON.stringify(result)}\n`, result.outcome === 'error' ? 1 : 0);
     });
 }

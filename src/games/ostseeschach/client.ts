@@ -3,7 +3,7 @@ import { connectionLogger, logWire, silentLogger, type Logger } from '../../core
 import { Rng } from '../../core/rng.js';
 import { moveName, type Move, type Team } from './board.js';
 import { noMoveFallback } from './bots/fallback.js';
-import type { Bot } from './bots/types.js';
+import type { AsyncBot } from './bots/types.js';
 import {
   formatClient,
   STREAM_OPEN,
@@ -31,7 +31,8 @@ export interface OstseeschachClientOptions {
   host: string;
   port: number;
   join: JoinRequest;
-  bot: Bot;
+  /** A bot of bots/, or one that thinks in a worker thread (engine-thread.ts) and answers later. */
+  bot: AsyncBot;
   /** What the bot may use per move, from the moveRequest's arrival; the official limit is 2000 ms. */
   budgetMs?: number | undefined;
   seed?: string | number | undefined;
@@ -78,6 +79,11 @@ export class OstseeschachClient {
   private state: State | null = null;
   private done = false;
   private saidGoodbye = false;
+  /**
+   * Counts the moments a move owed becomes void: a new moveRequest, the result, `<left>`, a
+   * goodbye, the end of the connection. A move thought out in another epoch is never sent.
+   */
+  private epoch = 0;
   private goodbyeTimer: NodeJS.Timeout | null = null;
   private readonly outcome: ClientOutcome = {
     roomId: null,
@@ -175,9 +181,11 @@ export class OstseeschachClient {
         if (this.outcome.roomId === null) this.goodbye();
         return;
       case 'left':
+        this.epoch++;
         if (this.o.leaveAfterGame ?? true) this.goodbye();
         return;
       case 'closeConnection':
+        this.epoch++;
         this.goodbye();
         return;
       case 'room':
@@ -197,6 +205,7 @@ export class OstseeschachClient {
         this.move(packet.roomId);
         return;
       case 'result': {
+        this.epoch++;
         this.outcome.result = data.result;
         const own = data.result.scores.find((s) => s.team === this.outcome.team);
         this.outcome.points = own?.parts[0] ?? null;
@@ -218,27 +227,37 @@ export class OstseeschachClient {
       this.log.warn('move requested before any memento');
       return;
     }
+    const epoch = ++this.epoch;
     const budget = this.o.budgetMs ?? DEFAULT_BUDGET_MS;
     const started = performance.now();
-    let move: Move;
-    try {
-      move = this.o.bot(state, budget, this.rng);
-    } catch (error) {
-      // A failing bot must not lose on time: any legal move is better than none.
+    // A failing bot must not lose on time: any legal move is better than none.
+    const fallback = (error: unknown): Move => {
       this.log.error({ err: error, turn: state.turn }, 'the bot failed; playing the first legal move');
-      move = legalMoves(state)[0] ?? noMoveFallback(state);
+      return legalMoves(state)[0] ?? noMoveFallback(state);
+    };
+    const send = (move: Move): void => {
+      if (epoch !== this.epoch || this.done) {
+        this.log.debug({ move: moveName(move), turn: state.turn }, 'the game ended while the bot thought: its move is dropped');
+        return;
+      }
+      this.write(formatClient({ type: 'room', roomId, data: { class: 'move', move } }) + '\n');
+      this.outcome.moves++;
+      this.log.debug({ move: moveName(move), ms: Math.round(performance.now() - started), turn: state.turn }, 'moved');
+    };
+    let answer: Move | Promise<Move>;
+    try {
+      answer = this.o.bot(state, budget, this.rng);
+    } catch (error) {
+      answer = fallback(error);
     }
-    this.write(formatClient({ type: 'room', roomId, data: { class: 'move', move } }) + '\n');
-    this.outcome.moves++;
-    this.log.debug(
-      { move: moveName(move), ms: Math.round(performance.now() - started), turn: state.turn },
-      'moved',
-    );
+    if (answer instanceof Promise) answer.then(send, (error: unknown) => send(fallback(error)));
+    else send(answer);
   }
 
   private goodbye(): void {
     if (this.saidGoodbye || this.done) return;
     this.saidGoodbye = true;
+    this.epoch++;
     this.write(formatClient({ type: 'closeConnection' }));
     // The server answers with the end of its stream; if it does not, we close anyway.
     this.goodbyeTimer = setTimeout(() => this.finish('stopped'), GOODBYE_MS);
@@ -248,6 +267,7 @@ export class OstseeschachClient {
   private finish(end: ClientOutcome['end']): void {
     if (this.done) return;
     this.done = true;
+    this.epoch++;
     if (this.goodbyeTimer) clearTimeout(this.goodbyeTimer);
     this.outcome.end = end;
     // After the server's end of stream a clean close; otherwise nothing is left to wait for.

@@ -11,7 +11,7 @@ import { ClientPosition } from '../../../src/games/dame/client-position.js';
 import { playerFlag } from '../../../src/games/dame/commands.js';
 import { DameEnginePool } from '../../../src/games/dame/engine-pool.js';
 import { boardLines, formatMove, parsePieces, parseSquare } from '../../../src/games/dame/notation.js';
-import { botPlayer, enginePlayer, workerPlayer } from '../../../src/games/dame/players.js';
+import { botPlayer, workerPlayer } from '../../../src/games/dame/players.js';
 import { createState, legalMoves, type DameState, type SingleMove } from '../../../src/games/dame/rules.js';
 import { createDameServer, type DameServer } from '../../../src/games/dame/server.js';
 import type { Seat } from '../../../src/games/dame/protocol.js';
@@ -378,11 +378,13 @@ describe('DameClient against our server', () => {
     expect(e.slowestMs).toBeLessThan(500);
   }, 40_000);
 
-  it('the in-process engine player plays a short endgame to a win', async () => {
+  it('the engine in its worker thread plays a short endgame to a win', async () => {
     const s = await serve(300);
+    const pool = new DameEnginePool();
+    cleanups.push(() => pool.close());
     const start = createState(board('W D4, w F2; b B6 F6'), 'white');
     const id = s.createGame({ start });
-    const engine = new DameClient({ host: '127.0.0.1', port: s.port, gameId: id, seat: 0, player: enginePlayer('t') });
+    const engine = new DameClient({ host: '127.0.0.1', port: s.port, gameId: id, seat: 0, player: workerPlayer(pool, 't') });
     const random = new DameClient({ host: '127.0.0.1', port: s.port, gameId: id, seat: 1, player: botPlayer(randomBot, 5) });
     const [e, r] = await Promise.all([engine.run(), random.run()]);
     expect(e.error).toBeNull();

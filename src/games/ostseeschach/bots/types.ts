@@ -11,3 +11,9 @@ export type Bot = (state: State, budgetMs: number, rng: Rng) => Move;
 
 export type BotName = 'random' | 'depth2' | 'engine';
 export const BOT_NAMES: readonly BotName[] = ['random', 'depth2', 'engine'];
+
+/**
+ * A bot that thinks elsewhere (a worker thread) and answers later: the client goes on reading
+ * meanwhile, and drops the answer when the game ended before it came.
+ */
+export type AsyncBot = (state: State, budgetMs: number, rng: Rng) => Move | Promise<Move>;
