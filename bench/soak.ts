@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 const runs: [game: string, file: string, args: string[]][] = [
   ['mia', 'mia-server.ts', ['--soak']],
+  ['mia', 'mia-flood.ts', ['--seconds', '20']],
   ['connect4', 'connect4-solver.ts', ['--empty', '--max-minutes', '600']],
   ['dame', 'dame-strength.ts', ['--games', '200', '--ms', '1000', '--scaling', '200', '--endgames', '1000']],
   ['catan', 'catan-server.ts', ['--leak-games', '1000']],

@@ -29,7 +29,13 @@ export interface MiaClientOptions {
   onMessage?: (line: string) => void;
   /** Asked at each invitation (ROUND STARTING) whether to JOIN; default: always (the house line-up sits some out). */
   joins?: () => boolean;
-  /** The server unregistered us on its own (a tournament table after its last round, or too many missed rounds). */
+  /**
+   * Told UNREGISTERED unasked (expired, or a server that lost us), register again at once, as a
+   * long-running bot should; only a REJECTED or no answer ends it (a tournament table after its
+   * last round rejects). Default false: every unasked UNREGISTERED is final.
+   */
+  registerAgain?: boolean;
+  /** The server unregistered us on its own for good (a tournament table after its last round, or too many missed rounds). */
   onUnregistered?: () => void;
 }
 
@@ -45,6 +51,8 @@ export interface MiaClientStats {
 export const REGISTER_RETRY_MS = 1000;
 export const REGISTER_TIMEOUT_MS = 3000;
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 5000;
+/** The client's receive queue: a SCORE of a big table is up to 64 KiB, and must not crowd out an invitation. */
+const RECEIVE_BUFFER_BYTES = 1024 * 1024;
 /** Answered questions remembered: far more than a round can ask, few enough to cost nothing. */
 const ANSWERS_KEPT = 256;
 
@@ -124,7 +132,7 @@ export class MiaClient {
         throw new Error(`cannot resolve the Mia server host ${host}: ${error instanceof Error ? error.message : String(error)}`);
       }
     } else this.target = host;
-    const socket = createSocket('udp4');
+    const socket = createSocket({ type: 'udp4', recvBufferSize: RECEIVE_BUFFER_BYTES });
     this.socket = socket;
     socket.on('message', (msg) => this.receive(msg));
     socket.on('error', (error) => this.log.warn({ err: error }, 'mia client socket error'));
@@ -187,6 +195,30 @@ export class MiaClient {
       socket.close();
     } catch {
       // already closed
+    }
+  }
+
+  /** Unregistered unasked: REGISTER again (retried) until REGISTERED; a REJECTED or silence is final. */
+  private registerAgain(): void {
+    this.log.warn('the server unregistered us unasked: registering again');
+    const deadline = this.clock.setTimeout(() => this.fail(new Error('no answer to REGISTER')), REGISTER_TIMEOUT_MS);
+    const retry = this.clock.setInterval(() => this.register(), REGISTER_RETRY_MS);
+    this.pending = {
+      resolve: () => this.log.info('registered again'),
+      reject: (error) => {
+        this.log.warn({ err: error }, 'could not register again: done');
+        this.unregistered();
+      },
+      timers: [deadline, retry],
+    };
+    this.register();
+  }
+
+  private unregistered(): void {
+    try {
+      this.options.onUnregistered?.();
+    } catch (error) {
+      this.log.warn({ err: error }, 'onUnregistered handler failed');
     }
   }
 
@@ -301,11 +333,8 @@ export class MiaClient {
         this.registered = false;
         this.watchdog?.cancel();
         this.watchdog = null;
-        try {
-          this.options.onUnregistered?.();
-        } catch (error) {
-          this.log.warn({ err: error }, 'onUnregistered handler failed');
-        }
+        if (this.options.registerAgain === true) this.registerAgain();
+        else this.unregistered();
         return;
       case 'HEARTBEAT':
       case 'ECHOING':

@@ -41,6 +41,7 @@ async function startHouseBots(ctx: ServeContext, server: GameServer): Promise<St
       bot: createBot(strategy, `${ctx.settings.seed}:${name}`),
       log: ctx.log.child({ bot: name }),
       joins: () => lineup.joins(name),
+      registerAgain: true,
     });
     await client.start();
     clients.push({ name: `mia bot ${name}`, stop: () => client.stop() });
@@ -58,7 +59,7 @@ function registerCommands({ bot }: GameCommands): void {
     .addOption(new Option('--strategy <strategy>', 'how the bot plays').choices(MIA_STRATEGIES).default('adaptive'))
     .option('--seed <seed>', 'seed of the bot\'s random choices', 'spielhalle')
     .option('--spectate', 'register as a spectator and print what happens')
-    .option('--stay', 'keep running when the server unregisters us (default: exit with code 0, as at the end of a tournament table)')
+    .option('--stay', 'keep running when the server unregisters us for good (default: exit with code 0, as at the end of a tournament table)')
     .action(async (opts: { host: string; port: string; name: string; strategy: MiaStrategy; seed: string; spectate?: boolean; stay?: boolean }, cmd: Command) => {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--port must be a port number, got "${opts.port}"`);
@@ -73,6 +74,9 @@ function registerCommands({ bot }: GameCommands): void {
         name: opts.name,
         ...(opts.spectate ? { onMessage: (line: string) => process.stdout.write(line + '\n') } : { bot: createBot(opts.strategy, opts.seed) }),
         log,
+        // Unregistered unasked (expired, a server restarted): register again; a table that has
+        // ended rejects that, and then the bot is done.
+        registerAgain: true,
         onUnregistered: () => unregistered(),
       });
       await client.start();
@@ -106,6 +110,7 @@ export const mia: GameModule = {
       maxClients: s.maxClients,
       maxClientsPerHost: s.maxClientsPerHost,
       maxMissedRounds: s.maxMissedRounds,
+      expireSilenceMs: s.expireSilenceMs,
       floodPerSecond: s.floodPerSecond,
       unregisteredPerSecond: s.unregisteredPerSecond,
       seed: ctx.settings.seed === '' ? Date.now() : ctx.settings.seed,

@@ -5,6 +5,7 @@ import { guard } from '../../core/guard.js';
 import { hostOf, RateLimitedWarn, TokenBuckets } from '../../core/hosts.js';
 import { connectionLogger, logWire, type Logger } from '../../core/log.js';
 import { badInputTotal, messagesTotal } from '../../core/metrics.js';
+import { isRegistration, KernelDrops, miaDroppedTotal } from './flood.js';
 import type { Records } from '../../core/record-backend.js';
 import { parseClient } from './protocol.js';
 import { addressKey, MiaTable, type Address, type TournamentTable } from './table.js';
@@ -23,8 +24,10 @@ export interface MiaServerOptions {
   maxClients: number;
   /** Registered clients one IP may hold (0: only maxClients). */
   maxClientsPerHost: number;
-  /** A player invited to this many rounds in a row without joining is unregistered (0: never). */
+  /** A player invited to this many rounds in a row without joining is unregistered (0: never)… */
   maxMissedRounds: number;
+  /** …once nothing at all came from its address for this long, and no flood is being dropped (issue 36). */
+  expireSilenceMs: number;
   /** Datagrams one registered client may send per second before the rest are dropped (burst: twice that). */
   floodPerSecond: number;
   /** Datagrams per second from addresses not registered, per IP (all its ports together; burst: twice that). */
@@ -34,6 +37,8 @@ export interface MiaServerOptions {
   store: Records | null;
   clock?: Clock;
   tokens?: () => string;
+  /** The socket's receive queue asked of the kernel (capped at net.core.rmem_max); default 4 MiB. */
+  receiveBufferBytes?: number;
   /** A tournament match's table (see TournamentTable in table.ts). */
   tournament?: TournamentTable;
   /** Registrations only until startRounds() is called (a tournament table waits for its seats). */
@@ -51,9 +56,18 @@ export const MIA_DEFAULTS = {
   maxClients: 500,
   maxClientsPerHost: 50,
   maxMissedRounds: 10,
+  expireSilenceMs: 60_000,
   floodPerSecond: 200,
   unregisteredPerSecond: 50,
 } as const;
+
+/** Room for ~5000 small datagrams: a quarter of a second of a 20,000-a-second flood. */
+export const RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
+
+/** After the last datagram dropped as a flood (or lost in the kernel), this long counts as "under a flood". */
+export const FLOOD_CALM_MS = 10_000;
+/** How often the kernel's drop counter of our socket is read. */
+const KERNEL_DROPS_EVERY_MS = 1000;
 
 const inCounter = messagesTotal.labels({ game: 'mia', dir: 'in' });
 const outCounter = messagesTotal.labels({ game: 'mia', dir: 'out' });
@@ -74,6 +88,10 @@ export class MiaServer implements GameServer {
   private readonly floodWarn: RateLimitedWarn;
   private readonly log: Logger;
   private readonly connLogs = new Map<string, Logger>();
+  /** Until when the server counts as under a flood: no registration expires meanwhile. */
+  private floodUntil = -Infinity;
+  private kernelDrops = new KernelDrops();
+  private kernelTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly o: MiaServerOptions) {
     this.clock = o.clock ?? systemClock;
@@ -91,6 +109,8 @@ export class MiaServer implements GameServer {
       maxClients: o.maxClients,
       maxClientsPerHost: o.maxClientsPerHost,
       maxMissedRounds: o.maxMissedRounds,
+      expireSilenceMs: o.expireSilenceMs,
+      flooding: () => this.flooding,
       seed: o.seed,
       port: o.port,
       clock: this.clock,
@@ -107,7 +127,10 @@ export class MiaServer implements GameServer {
     if (this.socket) return;
     this.status = 'starting';
     await this.table.ready;
-    const socket = createSocket({ type: 'udp4', reuseAddr: false });
+    // A deep receive queue: a flood arrives in bursts, and a datagram that finds the queue full is
+    // dropped by the kernel before we can tell it from the flood (issue 36). The kernel caps it at
+    // net.core.rmem_max; what we got is logged and in /metrics.
+    const socket = createSocket({ type: 'udp4', reuseAddr: false, recvBufferSize: this.o.receiveBufferBytes ?? RECEIVE_BUFFER_BYTES });
     // The socket's entry into game code: whatever throws in there is logged, the server goes on.
     socket.on(
       'message',
@@ -130,6 +153,13 @@ export class MiaServer implements GameServer {
     this.socket = socket;
     this.boundPort = socket.address().port;
     this.status = 'running';
+    this.log.info({ receiveBufferBytes: socket.getRecvBufferSize() }, 'receive queue');
+    this.kernelDrops = new KernelDrops(this.boundPort);
+    this.kernelTimer = setInterval(
+      guard(this.log, 'mia kernel drops', () => this.readKernelDrops()),
+      KERNEL_DROPS_EVERY_MS,
+    );
+    this.kernelTimer.unref();
     if (this.o.holdRounds !== true) this.table.start();
   }
 
@@ -139,6 +169,8 @@ export class MiaServer implements GameServer {
   }
 
   async stop(): Promise<void> {
+    if (this.kernelTimer) clearInterval(this.kernelTimer);
+    this.kernelTimer = null;
     this.table.stop();
     const socket = this.socket;
     this.socket = null;
@@ -197,30 +229,50 @@ export class MiaServer implements GameServer {
     return log;
   }
 
+  /** Whether datagrams were dropped as a flood (by us or by the kernel) in the last FLOOD_CALM_MS. */
+  get flooding(): boolean {
+    return this.clock.now() < this.floodUntil;
+  }
+
+  private readKernelDrops(): void {
+    const fresh = this.kernelDrops.read();
+    if (fresh <= 0) return;
+    miaDroppedTotal.inc({ reason: 'kernel' }, fresh);
+    this.floodUntil = this.clock.now() + FLOOD_CALM_MS;
+    this.floodWarn.warn('kernel', { dropped: fresh }, 'flood: the kernel dropped datagrams (receive queue full)');
+  }
+
   /**
    * Flood control before a datagram is even read (decision 9): a registered client spends its own
    * budget, everything else the budget of its IP, so no number of ports of one host can starve the
-   * registered players — not even those on the same host.
+   * registered players — not even those on the same host. A registration always spends its host's
+   * budget: a registered address that registers new names is still one host making names (issue 36).
+   * Anything from a registered address, even what is dropped, is a sign of life for its expiry.
    */
-  private admit(key: string, address: string): boolean {
+  private admit(key: string, address: string, msg: Buffer): boolean {
     const now = this.clock.now();
-    const name = this.table.nameAt(key);
-    const budget = name !== undefined ? this.clientBudget : this.hostBudget;
-    const who = name !== undefined ? name : hostOf(address);
+    const name = this.table.heard(key, now);
+    const registration = isRegistration(msg);
+    const byClient = name !== undefined && !registration;
+    const budget = byClient ? this.clientBudget : this.hostBudget;
+    const who = byClient ? name : hostOf(address);
     const dropped = budget.take(who, now);
     if (dropped === 0) return true;
+    this.floodUntil = now + FLOOD_CALM_MS;
+    const reason = byClient ? 'client' : registration ? 'registrations' : 'host';
+    miaDroppedTotal.inc({ reason });
     badInputTotal.inc({ game: 'mia', reason: 'flood' });
     this.floodWarn.warn(
-      name !== undefined ? `client ${name}` : `host ${who}`,
-      name !== undefined ? { name, from: key, dropped } : { host: who, from: key, dropped },
-      name !== undefined ? 'flood: dropping datagrams of a registered client' : 'flood: dropping datagrams of an unregistered host',
+      byClient ? `client ${name}` : `${reason} ${who}`,
+      byClient ? { name, from: key, dropped } : { host: who, from: key, dropped },
+      byClient ? 'flood: dropping datagrams of a registered client' : registration ? 'flood: dropping registrations of a host' : 'flood: dropping datagrams of an unregistered host',
     );
     return false;
   }
 
   private onDatagram(msg: Buffer, rinfo: RemoteInfo): void {
     const key = `${rinfo.address}:${rinfo.port}`;
-    if (!this.admit(key, rinfo.address)) return;
+    if (!this.admit(key, rinfo.address, msg)) return;
     const from: Address = { address: rinfo.address, port: rinfo.port };
     inCounter.inc();
     const log = this.connLog(key);

@@ -35,8 +35,15 @@ export interface TableOptions {
   maxClients: number;
   /** Registered clients (players and spectators) one IP may hold; 0 or absent: only maxClients. */
   maxClientsPerHost?: number;
-  /** A player invited to this many rounds in a row without joining is unregistered; 0 or absent: never. */
+  /**
+   * A player invited to this many rounds in a row without joining is unregistered, once there is
+   * evidence that it is gone (decision 13, issue 36): nothing at all from its address for
+   * `expireSilenceMs` (absent: at once), and no flood being dropped (`flooding`). 0 or absent: never.
+   */
   maxMissedRounds?: number;
+  expireSilenceMs?: number;
+  /** Whether the server is dropping a flood right now: then nobody expires (their datagrams may be lost in it). */
+  flooding?: () => boolean;
   /** Longest SCORE line in bytes (tests make it small); default and most MAX_UDP_PAYLOAD. */
   maxScoreBytes?: number;
   seed: string | number;
@@ -79,6 +86,10 @@ interface Client {
   readonly host: string;
   /** Rounds in a row this player was invited to and did not join. */
   missed: number;
+  /** When its address last sent anything (clock ms), dropped datagrams included. */
+  heardAt: number;
+  /** Invitations let pass since its address last sent anything: DORMANT_AFTER of them make it dormant. */
+  unanswered: number;
 }
 
 interface WireEntry {
@@ -127,6 +138,10 @@ type Stage =
 
 const GAME = 'mia';
 const RECENT_ROUNDS = 20;
+/** Invitations in a row without a JOIN (nor any datagram since) after which a player is dormant. */
+const DORMANT_AFTER = 3;
+/** A dormant player is invited to every this-many-th round only. */
+const DORMANT_EVERY = 4;
 /** A client's datagrams recorded per round at most (more is garbage or a flood: counted only). */
 const MAX_IN_PER_CLIENT = 40;
 /** A round's wire log is written in batches of at most this many messages. */
@@ -157,6 +172,8 @@ export class MiaTable {
   private round: MiaRoundRow | null = null;
   private readonly recent: MiaRoundRow[] = [];
   private roundsPlayed = 0;
+  /** A tournament table after its last round. */
+  private tableDone = false;
 
   constructor(private readonly o: TableOptions) {
     this.rng = Rng.seeded(o.seed).state();
@@ -276,6 +293,9 @@ export class MiaTable {
 
   private handle(message: ClientMessage, from: Address, raw: string): string | null {
     const key = addressKey(from);
+    const client = this.clients.get(key);
+    // Whatever it sent, a registered player is alive (issue 36): its expiry waits.
+    if (client) this.alive(client, this.o.clock.now());
     switch (message.type) {
       case 'ECHO':
         this.sendTo(from, { type: 'ECHOING', text: message.text }, false);
@@ -288,7 +308,6 @@ export class MiaTable {
       default:
         break;
     }
-    const client = this.clients.get(key);
     if (client) this.recordWire(key, 'in', raw);
     switch (message.type) {
       case 'JOIN':
@@ -312,7 +331,8 @@ export class MiaTable {
     }
     const holder = this.byName.get(name);
     const table = this.o.tournament;
-    if (table && (kind !== 'player' || !table.names.includes(name))) {
+    // A tournament table takes its own names, and none once its last round is over.
+    if (table && (kind !== 'player' || !table.names.includes(name) || this.tableDone)) {
       this.sendTo(from, { type: 'REJECTED', reason: 'INVALID_NAME' }, false);
       return null;
     }
@@ -334,7 +354,8 @@ export class MiaTable {
     if (kind === 'player' && !this.scoreFits(name, replaced)) return this.full(host, 'SCORE would not fit', { players: this.players().length });
     // One registration per address and per name: drop whatever either held before.
     for (const c of replaced) this.forget(c);
-    const client: Client = { name, kind, addr: { ...from }, key, host, missed: 0 };
+    const now = this.o.clock.now();
+    const client: Client = { name, kind, addr: { ...from }, key, host, missed: 0, heardAt: now, unanswered: 0 };
     this.clients.set(key, client);
     this.byName.set(name, client);
     this.perHost.tryAdd(host);
@@ -388,6 +409,40 @@ export class MiaTable {
       const p = this.stage.participants.get(client.name);
       if (p && addressKey(p.addr) === client.key) p.active = false;
     }
+  }
+
+  /**
+   * Evidence that a player that keeps missing its rounds is gone, not only cut off by somebody
+   * else's flood (issue 36): its address has been silent for `expireSilenceMs`, and the server is
+   * not dropping a flood, in which its JOINs may have been lost.
+   */
+  private gone(client: Client): boolean {
+    if (this.o.flooding?.() === true) return false;
+    return this.o.clock.now() - client.heardAt >= (this.o.expireSilenceMs ?? 0);
+  }
+
+  /**
+   * A player that let DORMANT_AFTER invitations pass without sending anything is dormant: it is
+   * invited to every DORMANT_EVERY-th round only, until it shows life again, so that registrations
+   * nobody answers for cost no round its start-early nor a datagram each.
+   */
+  private dormant(client: Client): boolean {
+    // A tournament table invites every seat to every round, as its records promise.
+    if (this.o.tournament) return false;
+    return client.unanswered >= DORMANT_AFTER;
+  }
+
+  private alive(client: Client, now: number): void {
+    client.heardAt = now;
+    client.unanswered = 0;
+  }
+
+  /** Anything came from `key` (even a datagram dropped as a flood): its name, if registered. */
+  heard(key: string, now: number): string | undefined {
+    const client = this.clients.get(key);
+    if (client === undefined) return undefined;
+    this.alive(client, now);
+    return client.name;
   }
 
   /** Decision 13: a player that did not join `maxMissedRounds` rounds in a row is unregistered. */
@@ -484,6 +539,7 @@ export class MiaTable {
     if (table && this.roundNumber >= table.rounds) {
       this.timer?.cancel();
       this.stage = { kind: 'waiting' };
+      this.tableDone = true;
       for (const c of [...this.clients.values()]) {
         this.leave(c);
         this.reply(c.addr, { type: 'UNREGISTERED' });
@@ -499,12 +555,13 @@ export class MiaTable {
     }
     const number = ++this.roundNumber;
     const now = this.o.clock.now();
+    const guests = players.filter((p) => number % DORMANT_EVERY === 0 || !this.dormant(p));
     const matchId =
       this.o.store?.startMatch({
         game: GAME,
         seed: this.o.seed,
         startedAt: now,
-        seats: players.map((p, i) => ({ seat: i, name: p.name, kind: 'player', address: p.key })),
+        seats: guests.map((p, i) => ({ seat: i, name: p.name, kind: 'player', address: p.key })),
         meta: { ...this.o.tournament?.meta, round: number, rng: this.rng },
       }) ?? null;
     this.record = matchId === null ? null : { matchId, wire: [], inPerClient: new Map(), unrecorded: 0, joined: [], moves: [] };
@@ -523,7 +580,7 @@ export class MiaTable {
       matchId,
     };
     this.o.publish?.('roundStarting', { number });
-    for (const p of players) {
+    for (const p of guests) {
       const token = this.tokens();
       invited.set(p.name, { addr: p.addr, token });
       this.sendTo(p.addr, { type: 'ROUND STARTING', token }, true);
@@ -562,13 +619,13 @@ export class MiaTable {
   /** Counts the rounds each invited player let pass, and unregisters those over the limit. */
   private expireMissing(invited: ReadonlyMap<string, { addr: Address }>, joined: readonly string[]): void {
     const max = this.o.maxMissedRounds ?? 0;
-    if (max <= 0) return;
     const came = new Set(joined);
     for (const [name, invite] of invited) {
       if (came.has(name)) continue;
       const client = this.clients.get(addressKey(invite.addr));
       if (client?.name !== name) continue; // gone, or the name moved to another address
-      if (++client.missed >= max) this.expire(client);
+      client.unanswered++;
+      if (++client.missed >= max && max > 0 && this.gone(client)) this.expire(client);
     }
   }
 

@@ -152,6 +152,7 @@ class MiaTournamentArena implements TournamentArena {
       maxClients: seats.length,
       maxClientsPerHost: 0,
       maxMissedRounds: 0,
+      expireSilenceMs: 0,
       floodPerSecond: 200,
       unregisteredPerSecond: 50,
       seed: request.seed,

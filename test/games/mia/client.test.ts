@@ -109,7 +109,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setUp(options: { name?: string; bot?: MiaBot; clock?: VirtualClock; heartbeatTimeoutMs?: number; lines?: string[] } = {}) {
+async function setUp(options: { name?: string; bot?: MiaBot; clock?: VirtualClock; heartbeatTimeoutMs?: number; lines?: string[]; registerAgain?: boolean; onUnregistered?: () => void } = {}) {
   const server = await FakeServer.start();
   cleanups.push(() => server.close());
   const logLines: string[] = [];
@@ -131,6 +131,8 @@ async function setUp(options: { name?: string; bot?: MiaBot; clock?: VirtualCloc
     ...(options.heartbeatTimeoutMs !== undefined ? { heartbeatTimeoutMs: options.heartbeatTimeoutMs } : {}),
     log,
     onMessage: (line) => options.lines?.push(line),
+    ...(options.registerAgain !== undefined ? { registerAgain: options.registerAgain } : {}),
+    ...(options.onUnregistered ? { onUnregistered: options.onUnregistered } : {}),
   });
   cleanups.push(() => client.stop());
   return { server, client, logLines };
@@ -372,6 +374,39 @@ describe('MiaClient', () => {
     expect(await server.nextLine()).toBe('ROLL;a');
     await server.say('ROLLED;6,2;b');
     expect(await server.nextLine()).toBe('ANNOUNCE;6,2;b');
+  });
+
+  it('told UNREGISTERED unasked, registers again and plays on (registerAgain, issue 36)', async () => {
+    let gone = 0;
+    const { server, client } = await registered({ bot: createBot('honest', 1), registerAgain: true, onUnregistered: () => gone++ });
+    await server.say('UNREGISTERED');
+    expect(await server.nextLine()).toBe('REGISTER;alice');
+    await server.say('REGISTERED');
+    await until(() => client.isRegistered);
+    await server.say('ROUND STARTING;t1');
+    expect(await server.nextLine()).toBe('JOIN;t1');
+    expect(gone).toBe(0);
+  });
+
+  it('a REJECTED after such an UNREGISTERED is final: onUnregistered, nothing more sent', async () => {
+    let gone = 0;
+    const { server, client } = await registered({ bot: createBot('honest', 1), registerAgain: true, onUnregistered: () => gone++ });
+    await server.say('UNREGISTERED');
+    expect(await server.nextLine()).toBe('REGISTER;alice');
+    await server.say('REJECTED;INVALID_NAME');
+    await until(() => gone === 1);
+    expect(client.isRegistered).toBe(false);
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(server.pending()).toEqual([]);
+  });
+
+  it('without registerAgain an unasked UNREGISTERED is final at once', async () => {
+    let gone = 0;
+    const { server } = await registered({ bot: createBot('honest', 1), onUnregistered: () => gone++ });
+    await server.say('UNREGISTERED');
+    await until(() => gone === 1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(server.pending()).toEqual([]);
   });
 
   it('stop() sends UNREGISTER and closes the socket', async () => {

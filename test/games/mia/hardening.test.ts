@@ -123,23 +123,31 @@ function quickRound(h: Harness): void {
   }
 }
 
-describe('dead registrations (b)', () => {
-  it('unregisters a player that did not join 10 rounds in a row, keeps its score, and start-early works again', () => {
+describe('dead registrations (b), expired on evidence (issue 36)', () => {
+  /** Plays quick rounds (A and B join) until `ghost` is told UNREGISTERED; the lines the ghost got. */
+  function roundsUntilGone(h: Harness, ghost: typeof A, maxRounds: number): { seen: string[]; rounds: number } {
+    const seen: string[] = [];
+    for (let round = 1; round <= maxRounds; round++) {
+      quickRound(h);
+      seen.push(...h.take(ghost));
+      if (seen.includes('UNREGISTERED')) return { seen, rounds: round };
+    }
+    return { seen, rounds: maxRounds };
+  }
+
+  it('unregisters a silent player after 10 missed invitations, invites it to every 4th round once it is dormant, keeps its score, and start-early works again', () => {
     const ghost = Harness.addr(1003, '127.0.0.3');
-    const h = new Harness({ startEarly: true, maxMissedRounds: 10 });
+    const h = new Harness({ startEarly: true, maxMissedRounds: 10, expireSilenceMs: 0 });
     h.table.start();
     h.say(ghost, 'REGISTER;ghost');
     h.say(A, 'REGISTER;alice');
     h.say(B, 'REGISTER;bob');
     for (const p of [A, B, ghost]) h.take(p);
-    const seen: string[] = [];
-    for (let round = 1; round <= 10; round++) {
-      expect(seen.filter((l) => l === 'UNREGISTERED'), `round ${round}`).toEqual([]);
-      quickRound(h);
-      seen.push(...h.take(ghost));
-    }
+    const { seen, rounds } = roundsUntilGone(h, ghost, 60);
     expect(seen.filter((l) => l === 'UNREGISTERED')).toHaveLength(1);
+    // ten invitations it let pass: three in a row, then one in four rounds while dormant
     expect(seen.filter((l) => l.startsWith('ROUND STARTING'))).toHaveLength(10);
+    expect(rounds).toBeGreaterThan(25);
     // gone from the table: no invitations, no heartbeats, but its score stays
     expect(h.table.nameAt('127.0.0.3:1003')).toBeUndefined();
     expect(h.table.scoreOf('ghost')).toBe(0);
@@ -157,10 +165,58 @@ describe('dead registrations (b)', () => {
     expect(h.take(ghost)).toEqual(['REGISTERED']);
   });
 
+  it('a dormant player that shows life is invited to every round again', () => {
+    const ghost = Harness.addr(1003, '127.0.0.3');
+    const h = new Harness({ startEarly: true, maxMissedRounds: 100, expireSilenceMs: 0 });
+    h.table.start();
+    for (const [p, name] of [[ghost, 'ghost'], [A, 'alice'], [B, 'bob']] as const) h.say(p, `REGISTER;${name}`);
+    for (const p of [A, B, ghost]) h.take(p);
+    for (let i = 0; i < 8; i++) quickRound(h);
+    expect(h.take(ghost).filter((l) => l.startsWith('ROUND STARTING')).length).toBeLessThan(6);
+    h.say(ghost, 'ECHO;still here');
+    for (let i = 0; i < 3; i++) quickRound(h);
+    // alive again: invited to each of the next rounds (it still does not join: dormant again after 3)
+    expect(h.take(ghost).filter((l) => l.startsWith('ROUND STARTING'))).toHaveLength(3);
+  });
+
+  it('keeps a paused player (no datagram for 5 s) through far more than 10 missed rounds, and expires it after a minute of silence', () => {
+    const paused = Harness.addr(1003);
+    const h = new Harness({ maxMissedRounds: 10, expireSilenceMs: 60_000 });
+    h.table.start();
+    for (const [p, name] of [[paused, 'paused'], [A, 'alice'], [B, 'bob']] as const) h.say(p, `REGISTER;${name}`);
+    const seen: string[] = [];
+    for (let round = 0; round < 40; round++) {
+      quickRound(h);
+      seen.push(...h.take(paused));
+    }
+    expect(h.clock.now()).toBeGreaterThan(5000);
+    expect(seen).not.toContain('UNREGISTERED');
+    expect(h.table.nameAt('127.0.0.1:1003')).toBe('paused');
+    // a minute without a word: gone at its next missed invitation
+    while (h.clock.now() < 61_000) quickRound(h);
+    for (let round = 0; round < 8 && !seen.includes('UNREGISTERED'); round++) {
+      quickRound(h);
+      seen.push(...h.take(paused));
+    }
+    expect(seen.filter((l) => l === 'UNREGISTERED')).toHaveLength(1);
+  });
+
+  it('expires nobody while the server is dropping a flood', () => {
+    let flooding = true;
+    const ghost = Harness.addr(1003, '127.0.0.3');
+    const h = new Harness({ maxMissedRounds: 2, expireSilenceMs: 0, flooding: () => flooding });
+    h.table.start();
+    for (const [p, name] of [[ghost, 'ghost'], [A, 'alice'], [B, 'bob']] as const) h.say(p, `REGISTER;${name}`);
+    for (let round = 0; round < 12; round++) quickRound(h);
+    expect(h.table.nameAt('127.0.0.3:1003')).toBe('ghost');
+    flooding = false;
+    expect(roundsUntilGone(h, ghost, 12).seen).toContain('UNREGISTERED');
+  });
+
   it('a join resets the count', () => {
     const C = Harness.addr(1003);
     const D = Harness.addr(1004);
-    const h = new Harness({ maxMissedRounds: 3 });
+    const h = new Harness({ maxMissedRounds: 3, expireSilenceMs: 0 });
     h.table.start();
     h.say(A, 'REGISTER;alice');
     h.say(C, 'REGISTER;carol');

@@ -468,3 +468,20 @@ describe('replay', () => {
     store.close();
   });
 });
+
+describe('a tournament table after its last round (issue 36)', () => {
+  it('unregisters its seats and rejects every registration after that, so a bot that registers again ends', () => {
+    let done = 0;
+    const h = new Harness({ minPlayers: 0, tournament: { names: ['alice', 'bob'], rounds: 1, meta: {}, onDone: () => done++ } });
+    h.say(A, 'REGISTER;alice');
+    h.say(B, 'REGISTER;bob');
+    expect(h.take(A)).toEqual(['REGISTERED']);
+    h.take(B);
+    h.table.start();
+    for (let i = 0; i < 2000 && done === 0; i++) h.clock.advance(1);
+    expect(done).toBe(1);
+    expect(h.take(A).at(-1)).toBe('UNREGISTERED');
+    h.say(A, 'REGISTER;alice');
+    expect(h.take(A)).toEqual(['REJECTED;INVALID_NAME']);
+  });
+});
