@@ -54,13 +54,3 @@ export class Lifecycle {
   }
 }
 
-/**
- * The end of a command that plays one game (`bot <game>`): its result line is written out whole,
- * then the process ends at once with `code`, without waiting on what the game left (a socket's
- * close, an engine thread cut off mid-think). A client whose game is over has nothing more to say.
- */
-export function exitAfter(line: string, code: number): Promise<never> {
-  return new Promise<never>(() => {
-    process.stdout.write(line, () => process.exit(code));
-  });
-}

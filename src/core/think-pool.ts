@@ -61,6 +61,10 @@ export class ThinkPool<Request, Response> {
     });
   }
 
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   get threads(): number {
     return this.slots.length;
   }

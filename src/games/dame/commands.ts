@@ -1,7 +1,6 @@
 import { Option, type Command } from 'commander';
 import { commandLogLevel } from '../../core/command-log.js';
 import { UsageError } from '../../core/errors.js';
-import { exitAfter } from '../../core/lifecycle.js';
 import { createLogger, type Logger } from '../../core/log.js';
 import { createDameBot, DAME_BOTS, type DameBotName } from './bots/index.js';
 import { DameClient, DEFAULT_MARGIN_MS, type DamePlayer } from './client.js';
@@ -60,12 +59,16 @@ export function registerDameBotCommand(bot: Command): void {
       // GAMEOVER that arrives meanwhile ends the game at once, and the move is never sent.
       const engine = opts.bot === 'engine' ? new DameEnginePool({ threads: 1, log }) : null;
       // Warmed while the client connects: the first move request queues behind the warm-up.
-      engine?.warm().catch((err: unknown) => log.warn({ err }, 'the engine did not warm up'));
+      engine?.warm().catch((err: unknown) => {
+        if (!engine.closed) log.warn({ err }, 'the engine did not warm up');
+      });
       const player: DamePlayer = engine ? workerPlayer(engine, opts.seed) : botPlayer(createDameBot(opts.bot), opts.seed);
       const client = new DameClient({ host: opts.host, port, gameId: opts.gameId, seat, player, marginMs, log });
       for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => client.stop());
       const result = await client.run();
-      // A think still in flight is cut off with the process: nothing of it can be sent.
-      await exitAfter(`${JSON.stringify(result)}\n`, result.outcome === 'error' ? 1 : 0);
+      // A think still in flight is cut off: nothing of it can be sent, and nothing keeps the process.
+      await engine?.close();
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      if (result.outcome === 'error') process.exitCode = 1;
     });
 }

@@ -46,6 +46,11 @@ export class DameEnginePool implements DameMoveSource {
     return this.pool.queued;
   }
 
+  /** Closed: every request fails from now on (a warm-up cut off by the end is no problem). */
+  get closed(): boolean {
+    return this.pool.isClosed;
+  }
+
   close(): Promise<void> {
     return this.pool.close();
   }

@@ -1,7 +1,6 @@
 import { Option, type Command } from 'commander';
 import { commandLogLevel } from '../../core/command-log.js';
 import { UsageError } from '../../core/errors.js';
-import { exitAfter } from '../../core/lifecycle.js';
 import { createLogger, type Logger } from '../../core/log.js';
 import { BOT_NAMES, createBot, type BotName } from './bots/index.js';
 import { DEFAULT_BUDGET_MS, OstseeschachClient, type ClientOutcome, type JoinRequest } from './client.js';
@@ -81,7 +80,9 @@ export function registerOstseeschachBotCommand(bot: Command): void {
       // The engine thinks in a worker thread, so the client reads every packet while it thinks: a
       // result that arrives meanwhile ends the game at once, and the move is never sent.
       const engine = opts.bot === 'engine' ? new EngineThread(opts.seed, log) : null;
-      engine?.warm().catch((err: unknown) => log.warn({ err }, 'the engine did not warm up'));
+      engine?.warm().catch((err: unknown) => {
+        if (!engine.closed) log.warn({ err }, 'the engine did not warm up');
+      });
       const client = new OstseeschachClient({ host: opts.host, port, join, bot: engine?.bot ?? createBot(opts.bot), budgetMs, seed: opts.seed, log });
       try {
         await client.start();
@@ -95,12 +96,10 @@ export function registerOstseeschachBotCommand(bot: Command): void {
       const outcome = await client.finished;
       await engine?.close();
       for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, stop);
+      process.stdout.write(`${outcomeLine(outcome)}\n`);
       if (outcome.result === null) {
-        process.stdout.write(`${outcomeLine(outcome)}\n`);
         const why = outcome.errors[0] ?? (outcome.roomId === null ? 'the server did not let us join' : 'the game ended without a result');
         throw new Error(`no game played: ${why}`);
       }
-      // A think still in flight is cut off with the process: nothing of it can be sent.
-      await exitAfter(`${outcomeLine(outcome)}\n`, 0);
     });
 }

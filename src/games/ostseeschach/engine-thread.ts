@@ -35,6 +35,11 @@ export class EngineThread {
     return this.pool.ask({ state: createStart(Rng.seeded('warm-up')), budgetMs: thinkMs, seed: 'warm-up' }).then(() => undefined);
   }
 
+  /** Closed: every request fails from now on (a warm-up cut off by the end is no problem). */
+  get closed(): boolean {
+    return this.pool.isClosed;
+  }
+
   close(): Promise<void> {
     return this.pool.close();
   }
