@@ -194,6 +194,15 @@ export function buildProgram(): Command {
       }
     });
   program
+    .command('doctor')
+    .description('say what this machine gives tournament programs: isolation (bubblewrap boxes) and limits')
+    .action(async () => {
+      const { doctorLines } = await import('./sandbox/doctor.js');
+      const { ok, lines } = doctorLines();
+      process.stdout.write(`${lines.join('\n')}\n`);
+      if (!ok) process.exitCode = 1;
+    });
+  program
     .command('prune')
     .description('delete old records: matches (and their wire logs) older than --older-than, or only wire logs')
     .option('--older-than <age>', 'age such as 30d, 12h or 90m (default: the records.keepDays setting)')

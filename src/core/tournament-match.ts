@@ -19,9 +19,25 @@ export interface ProgramExit {
   error?: string;
 }
 
+/**
+ * What a program may reach of its match (a boxed program reaches nothing else): TCP ports it
+ * connects to, UDP ports of the services it sends to, UDP ports where it listens and the game
+ * sends first (Connect Four's referee), all on 127.0.0.1.
+ */
+export interface ProgramEndpoints {
+  tcp: readonly number[];
+  udp: readonly number[];
+  udpListen?: readonly number[];
+}
+
 /** One external program started for one match. */
 export interface ProgramRun {
   readonly pid: number | undefined;
+  /**
+   * Whether a TCP connection to the game from `localPort` (its remote port as the server sees it)
+   * came from this program; absent or false where that cannot be known (no box).
+   */
+  ownsConnection?(localPort: number): boolean;
   /** Resolves once the program has exited (never rejects; a failed spawn resolves with `error`). */
   readonly exited: Promise<ProgramExit>;
   /** Whether it has exited already. */
@@ -34,7 +50,7 @@ export interface ProgramRun {
  * Starts the entrant's program with its command line's placeholders filled from `values`
  * (`host`, `port`, `gameId`, `player`, `reservation`, `name` — whatever the game's clients take).
  */
-export type ProgramLauncher = (values: Readonly<Record<string, string>>) => ProgramRun;
+export type ProgramLauncher = (values: Readonly<Record<string, string>>, endpoints?: ProgramEndpoints) => ProgramRun;
 
 export type SeatPlayer =
   /** One of our bots, played in this process through the game's own client over loopback. */

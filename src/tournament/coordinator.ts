@@ -10,6 +10,8 @@ import type { TournamentSpec } from './file.js';
 import { annotateRecords, byeResult, playScheduledMatch, type PlayedMatch } from './play-match.js';
 import { sandboxPrograms, type ProgramFactory } from './programs.js';
 import { killLeftoverGroups } from './sandbox.js';
+import { bwrapWorks } from '../sandbox/box.js';
+import { UsageError } from '../core/errors.js';
 import { schedule, swissRound, type ScheduledMatch, type SwissGame } from './schedule.js';
 import { computeStandings, type MatchResult, type Standings } from './standings.js';
 
@@ -248,6 +250,7 @@ export async function runTournament(
   const leftovers = killLeftoverGroups(pidDir);
   if (leftovers > 0)
     log.warn({ processes: leftovers }, 'killed processes left behind by a run that was killed');
+  if (options.programs === undefined) checkIsolation(spec, log);
   const factory = options.programs ?? sandboxPrograms(pidDir);
   const results = await tournamentResults(store, id);
   const queue = await store.listTournamentMatches(id, { status: 'pending' });
@@ -419,4 +422,19 @@ export async function runTournament(
   await store.setTournamentStatus(id, 'finished', now());
   log.info('tournament finished');
   return 'finished';
+}
+
+/**
+ * Command entrants run in boxes (isolation: bwrap, the default) or, where the tournament says
+ * `isolation: none`, without — and then every start says so. Without boxes on this machine a
+ * tournament that wants them does not start.
+ */
+export function checkIsolation(spec: TournamentSpec, log: Logger): void {
+  const commands = spec.entrants.filter((e) => e.kind === 'command');
+  if (commands.some((e) => (e.isolation ?? 'bwrap') === 'bwrap')) {
+    const works = bwrapWorks();
+    if (!works.ok) throw new UsageError(`the entrants' programs cannot be isolated here: ${works.why}. Install bubblewrap, or write isolation: none into the tournament file to run them NOT isolated (spielhalle doctor says what this machine gives)`);
+  }
+  if (commands.some((e) => e.isolation === 'none'))
+    log.warn({ entrants: commands.filter((e) => e.isolation === 'none').map((e) => e.name) }, 'the programs of this tournament are NOT isolated (isolation: none): they can read and change what this user can');
 }

@@ -43,9 +43,13 @@ export interface Limits {
   wallSeconds?: number | undefined;
 }
 
+import type { Isolation } from '../sandbox/box.js';
+
+export type { Isolation } from '../sandbox/box.js';
+
 export type Entrant =
   | { name: string; kind: 'bot'; bot: string; options: Record<string, unknown> }
-  | { name: string; kind: 'command'; command: string; cwd?: string; limits: Limits };
+  | { name: string; kind: 'command'; command: string; cwd?: string; limits: Limits; isolation?: Isolation; keepState?: boolean };
 
 export interface TournamentSpec {
   name: string;
@@ -111,6 +115,8 @@ const fileSchema = z.strictObject({
   moveTime: positive.optional(),
   seed: z.union([z.string().min(1), z.number().int()]).optional(),
   parallel: positiveInt.optional(),
+  isolation: z.enum(['bwrap', 'none']).optional(),
+  keepState: z.boolean().optional(),
 });
 
 type RawFile = z.infer<typeof fileSchema>;
@@ -276,6 +282,8 @@ function toSpec(raw: RawFile, cores: number): TournamentSpec {
           command: e.command ?? '',
           ...(e.cwd === undefined ? {} : { cwd: e.cwd }),
           limits: e.limits ?? {},
+          ...(raw.isolation === undefined ? {} : { isolation: raw.isolation }),
+          ...(raw.keepState === undefined ? {} : { keepState: raw.keepState }),
         },
   );
   const defaultTable = raw.game === 'catan' ? Math.min(4, n) : raw.game === 'mia' ? Math.min(4, n) : 2;

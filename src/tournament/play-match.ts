@@ -77,7 +77,16 @@ function seatsOf(ctx: MatchContext, m: TournamentMatchRecord, programs: ReturnTy
     mkdirSync(cwd, { recursive: true });
     return {
       name,
-      player: { kind: 'program', launch: programs.launcherFor(seat, name, { command: e.command, cwd, limits: e.limits }) },
+      player: {
+        kind: 'program',
+        launch: programs.launcherFor(seat, name, {
+          command: e.command,
+          cwd,
+          limits: e.limits,
+          ...(e.isolation === undefined ? {} : { isolation: e.isolation }),
+          ...(e.keepState === undefined ? {} : { keepState: e.keepState }),
+        }),
+      },
     };
   });
 }

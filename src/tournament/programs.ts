@@ -1,6 +1,6 @@
 import type { ProgramOutput } from '../core/record-types.js';
 import type { ProgramLauncher, ProgramRun } from '../core/tournament-match.js';
-import type { Limits } from './file.js';
+import type { Isolation, Limits } from './file.js';
 import { createSandboxLauncher } from './sandbox.js';
 
 /**
@@ -12,7 +12,15 @@ import { createSandboxLauncher } from './sandbox.js';
 export type SeatOutput = Omit<ProgramOutput, 'seat' | 'name'>;
 
 /** Starts an entrant's program for one match (src/tournament/sandbox.ts with its limits). */
-export type ProgramFactory = (program: { command: string; cwd: string; limits: Limits }) => {
+export interface ProgramSpec {
+  command: string;
+  cwd: string;
+  limits: Limits;
+  isolation?: Isolation;
+  keepState?: boolean;
+}
+
+export type ProgramFactory = (program: ProgramSpec) => {
   launch: ProgramLauncher;
   /** What each run of it so far wrote and how it ended, in the order started. */
   outputs(): SeatOutput[];
@@ -23,7 +31,7 @@ export interface MatchPrograms {
   launcherFor(
     seat: number,
     name: string,
-    program: { command: string; cwd: string; limits: Limits },
+    program: ProgramSpec,
   ): ProgramLauncher;
   /** Stops every program still running (whole process groups) and returns their output by seat. */
   finish(): Promise<ProgramOutput[]>;
@@ -36,8 +44,8 @@ export function matchPrograms(factory: ProgramFactory): MatchPrograms {
     launcherFor(seat, name, program) {
       const host = factory(program);
       seats.push({ seat, name, outputs: () => host.outputs() });
-      return (values) => {
-        const run = host.launch(values);
+      return (values, endpoints) => {
+        const run = host.launch(values, endpoints);
         runs.push(run);
         return run;
       };

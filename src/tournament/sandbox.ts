@@ -3,6 +3,7 @@ import {
   accessSync,
   closeSync,
   constants,
+  existsSync,
   mkdirSync,
   openSync,
   readSync,
@@ -12,8 +13,13 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, cpSync, mkdtempSync } from 'node:fs';
+import { constants as osConstants, tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ProgramExit, ProgramLauncher, ProgramRun } from '../core/tournament-match.js';
+import { fileURLToPath } from 'node:url';
+import type { ProgramEndpoints, ProgramExit, ProgramLauncher, ProgramRun } from '../core/tournament-match.js';
+import { boxEtc, boxUid, bwrapArgv, bwrapWorks, findBwrap, isDirectory, relayScriptPath, type Isolation } from '../sandbox/box.js';
+import { BoxRelay } from '../sandbox/relay.js';
 import { commandArgv, type Limits } from './file.js';
 
 /**
@@ -44,7 +50,20 @@ export interface SandboxOptions {
    * (killLeftoverGroups).
    */
   pidDir?: string;
+  /**
+   * `bwrap` (the default): the program runs in a box (src/sandbox/box.ts) and reaches nothing but
+   * its match's endpoints; `none`: only the process group, the environment and the limits.
+   */
+  isolation?: Isolation;
+  /** With `bwrap`: the program works in its own directory, read-write, instead of a fresh copy per match. */
+  keepState?: boolean;
 }
+
+/** A box's working directory (a tmpfs) and private /tmp hold at most this much. */
+export const BOX_DISK_MB = 256;
+export const BOX_TMP_MB = 64;
+/** Processes (and threads) a box's uid may have at once (a root runner's boxes have a uid each). */
+export const BOX_MAX_PROCESSES = 512;
 
 export interface SandboxOutput {
   run: ProgramRun;
@@ -97,8 +116,8 @@ export function sandboxSupport(): { prlimit: boolean; pdeathsig: boolean } {
 
 export function createSandboxLauncher(options: SandboxOptions): Sandbox {
   const runs: SandboxRun[] = [];
-  const launch: ProgramLauncher = (values) => {
-    const run = new SandboxRun(options, values);
+  const launch: ProgramLauncher = (values, endpoints) => {
+    const run = new SandboxRun(options, values, endpoints);
     runs.push(run);
     return run;
   };
@@ -116,6 +135,46 @@ export function createSandboxLauncher(options: SandboxOptions): Sandbox {
       await Promise.all(runs.map((run) => run.stop()));
     },
   };
+}
+
+/** Gives a directory tree (the box's copy of the entrant's directory) to the box's uid. */
+function chownTree(dir: string, uid: number): void {
+  chownSync(dir, uid, uid);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) chownTree(p, uid);
+    else if (!entry.isSymbolicLink()) chownSync(p, uid, uid);
+  }
+}
+
+/** A box's PATH: the system's directories (what is bound into it), and where our Node is. */
+const BOX_PATH = [...new Set(['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin', path.dirname(process.execPath)])].join(':');
+
+/** Our own package (dist, node_modules): our clients run as entrants from there. */
+const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * What of the command line a box must see read-only besides the system: the directory of every
+ * word that names an existing file or directory outside the working directory (the program's own
+ * files elsewhere), and of our package only `dist`, `node_modules` and `package.json` (never its
+ * data directory or settings); Node's own directory when it is not a system one.
+ */
+export function readOnlyPaths(words: readonly string[], cwd: string): string[] {
+  const out = new Set<string>();
+  const system = ['/usr/', '/bin/', '/lib/', '/lib64/', '/sbin/', '/opt/'];
+  const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir + path.sep);
+  for (const word of [process.execPath, ...words]) {
+    if (word === '' || word.startsWith('-')) continue;
+    const p = path.resolve(cwd, word);
+    if (!existsSync(p) || inside(p, cwd) || system.some((d) => p.startsWith(d)) || p === '/') continue;
+    if (inside(p, PACKAGE_ROOT)) {
+      for (const part of ['dist', 'bin', 'node_modules', 'package.json']) out.add(path.join(PACKAGE_ROOT, part));
+      if (!inside(p, path.join(PACKAGE_ROOT, 'dist')) && !inside(p, path.join(PACKAGE_ROOT, 'node_modules'))) out.add(isDirectory(p) ? p : path.dirname(p));
+      continue;
+    }
+    out.add(isDirectory(p) ? p : path.dirname(p));
+  }
+  return [...out].filter((p) => !inside(cwd, p));
 }
 
 /** The environment a program sees: nothing of the server's own (no SPIELHALLE_* secrets). */
@@ -249,7 +308,13 @@ class SandboxRun implements ProgramRun {
   private readonly grace: number;
   private lastCpu = 0;
 
-  constructor(options: SandboxOptions, values: Readonly<Record<string, string>>) {
+  /** The local ports of the box's TCP connections to its game (its seat's connections). */
+  private readonly ownPorts = new Set<number>();
+  private relay: BoxRelay | null = null;
+  private runDir: string | null = null;
+  private copyBack: { from: string; to: string } | null = null;
+
+  constructor(options: SandboxOptions, values: Readonly<Record<string, string>>, endpoints?: ProgramEndpoints) {
     this.exited = new Promise((resolve) => (this.resolveExit = resolve));
     const max = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
     this.stdout = new BoundedOutput(max);
@@ -258,14 +323,88 @@ class SandboxRun implements ProgramRun {
     this.cpuLimit = options.limits.cpuSeconds ?? wall;
     this.memoryBytes = (options.limits.memoryMb ?? SANDBOX_DEFAULTS.memoryMb) * 1024 * 1024;
     this.grace = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
+    const fail = (e: unknown): void => this.finish({ code: null, signal: null, error: e instanceof Error ? e.message : String(e) });
     try {
-      this.start(options, values, wall);
+      if ((options.isolation ?? 'bwrap') === 'none') this.start(options, values, wall, null);
+      else void this.startBoxed(options, values, wall, endpoints).catch(fail);
     } catch (e) {
-      this.finish({ code: null, signal: null, error: e instanceof Error ? e.message : String(e) });
+      fail(e);
     }
   }
 
-  private start(options: SandboxOptions, values: Readonly<Record<string, string>>, wall: number): void {
+  /** Whether a TCP connection to the game from `localPort` is this program's (it came through its box). */
+  ownsConnection(localPort: number): boolean {
+    return this.ownPorts.has(localPort);
+  }
+
+  private async startBoxed(options: SandboxOptions, values: Readonly<Record<string, string>>, wall: number, endpoints: ProgramEndpoints | undefined): Promise<void> {
+    const works = bwrapWorks();
+    if (!works.ok) throw new Error(`no isolation: ${works.why}; install bubblewrap, or let the tournament say isolation: none`);
+    const cwd = path.resolve(options.cwd);
+    mkdirSync(cwd, { recursive: true });
+    const uid = boxUid();
+    const runDir = mkdtempSync(path.join(tmpdir(), 'spielhalle-box-'));
+    this.runDir = runDir;
+    const etc = boxEtc(uid ?? process.getuid?.() ?? 65534);
+    for (const [name, text] of Object.entries(etc)) writeFileSync(path.join(runDir, name), text);
+    const ends = endpoints ?? { tcp: values.port === undefined ? [] : [Number(values.port)], udp: [] };
+    const relay = await BoxRelay.open(path.join(runDir, 'relay.sock'), ends, {
+      onTcp: (_port, localPort) => this.ownPorts.add(localPort),
+    });
+    this.relay = relay;
+    if (this.done || this.stopping) return;
+    // A copy in the run's directory: the box's uid may read that one (a bundle of the sources is not).
+    const relayScript = path.join(runDir, 'relay-inside.mjs');
+    copyFileSync(await relayScriptPath(), relayScript);
+    if (uid !== null) {
+      chownSync(runDir, uid, uid);
+      chownSync(path.join(runDir, 'relay.sock'), uid, uid);
+    }
+    chmodSync(runDir, 0o711);
+    const argv = commandArgv(options.command, values);
+    const env: Record<string, string> = {
+      PATH: BOX_PATH,
+      HOME: cwd,
+      TMPDIR: '/tmp',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      TZ: 'UTC',
+      ...(process.env.JAVA_HOME === undefined ? {} : { JAVA_HOME: process.env.JAVA_HOME }),
+      ...options.env,
+    };
+    const [word, ...args] = argv;
+    if (word === undefined) throw new Error('empty command');
+    const resolved = resolveProgram(word, cwd, `${env.PATH}:${process.env.PATH ?? ''}`);
+    if ('error' in resolved) throw new Error(resolved.error);
+    const bwrap = findBwrap()!;
+    const keepState = options.keepState === true;
+    // The box works on a copy of the entrant's directory (what one match leaves, no other sees),
+    // made here, where the runner may read it, and given to the box's uid; with keepState the box
+    // writes into that copy and it is copied back after the match.
+    const source = path.join(runDir, 'source');
+    cpSync(cwd, source, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
+    if (uid !== null) chownTree(source, uid);
+    if (keepState) this.copyBack = { from: source, to: cwd };
+    const boxed = bwrapArgv({
+      argv: [resolved.file, ...args],
+      cwd,
+      keepState,
+      readOnly: readOnlyPaths([resolved.file, ...args], cwd),
+      runDir,
+      relayScript,
+      tcp: ends.tcp,
+      udp: ends.udp,
+      uid,
+      env,
+      diskMb: BOX_DISK_MB,
+      tmpMb: BOX_TMP_MB,
+      node: process.execPath,
+      source,
+    });
+    this.spawnLimited(options, [bwrap, ...boxed], runDir, {}, wall, uid);
+  }
+
+  private start(options: SandboxOptions, values: Readonly<Record<string, string>>, wall: number, _uid: null): void {
     const argv = commandArgv(options.command, values);
     const cwd = path.resolve(options.cwd);
     mkdirSync(path.join(cwd, 'tmp'), { recursive: true });
@@ -274,6 +413,11 @@ class SandboxRun implements ProgramRun {
     if (word === undefined) throw new Error('empty command');
     const resolved = resolveProgram(word, cwd, env.PATH ?? '');
     if ('error' in resolved) throw new Error(resolved.error);
+    this.spawnLimited(options, [resolved.file, ...args], cwd, env, wall, null);
+  }
+
+  /** Starts `program` under the CPU rlimit, the parent-death signal and the samplers. */
+  private spawnLimited(options: SandboxOptions, program0: readonly string[], cwd: string, env: Record<string, string>, wall: number, uid: number | null): void {
 
     // RLIMIT_CPU per process: SIGXCPU at the soft limit, SIGKILL one second later (the hard limit);
     // RLIMIT_CORE 0, so that SIGXCPU leaves no core dump behind.
@@ -284,13 +428,12 @@ class SandboxRun implements ProgramRun {
     // The program dies with the runner (SIGKILL when its parent, this process, dies — even by
     // kill -9): setpriv sets the parent-death signal and execs it, keeping the pid.
     const setpriv = findSetpriv();
-    const program =
-      setpriv !== null
-        ? [setpriv, '--pdeathsig', 'KILL', '--', resolved.file, ...args]
-        : [resolved.file, ...args];
+    const program = setpriv !== null ? [setpriv, '--pdeathsig', 'KILL', '--', ...program0] : [...program0];
+    // A box's uid is its own: RLIMIT_NPROC caps its processes, a fork storm included.
+    const nproc = uid !== null ? [`--nproc=${BOX_MAX_PROCESSES}`] : [];
     const [file, wrapped] =
       prlimit !== null
-        ? [prlimit, [`--cpu=${soft}:${hard}`, '--core=0', '--', ...program]]
+        ? [prlimit, [`--cpu=${soft}:${hard}`, '--core=0', ...nproc, '--', ...program]]
         : [
             '/bin/sh',
             [
@@ -301,7 +444,7 @@ class SandboxRun implements ProgramRun {
             ],
           ];
 
-    const child = spawn(file, wrapped, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, wrapped, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], ...(uid !== null ? { uid, gid: uid } : {}) });
     this.child = child;
     this.pid = child.pid;
     child.stdout.on('data', (chunk: Buffer) => this.stdout.push(chunk));
@@ -353,9 +496,19 @@ class SandboxRun implements ProgramRun {
     }
   }
 
-  private leaderExited(code: number | null, signal: NodeJS.Signals | null): void {
+  private leaderExited(code0: number | null, signal0: NodeJS.Signals | null): void {
     if (this.leaderGone) return;
     this.leaderGone = true;
+    // bwrap ends with 128 + n when what it ran died of signal n: the program's own signal.
+    let code = code0;
+    let signal = signal0;
+    if (this.relay !== null && code !== null && code > 128) {
+      const name = Object.entries(osConstants.signals).find(([, n]) => n === code! - 128)?.[0] as NodeJS.Signals | undefined;
+      if (name !== undefined) {
+        signal = name;
+        code = null;
+      }
+    }
     // Nothing of the group may outlive its leader (the pgid cannot be reused while members live).
     this.killGroup('SIGKILL');
     if (this.pid !== undefined) unwatch(this.pid);
@@ -391,6 +544,17 @@ class SandboxRun implements ProgramRun {
     if (this.done) return;
     this.done = true;
     if (this.pidFile !== null) rmSync(this.pidFile, { force: true });
+    const relay = this.relay;
+    this.relay = null;
+    void relay?.close();
+    if (this.copyBack !== null) {
+      try {
+        cpSync(this.copyBack.from, this.copyBack.to, { recursive: true, force: true, preserveTimestamps: true, verbatimSymlinks: true });
+      } catch {
+        // What it wrote is lost for the next match; the match itself is over.
+      }
+    }
+    if (this.runDir !== null) rmSync(this.runDir, { recursive: true, force: true });
     this.leaderGone = true;
     for (const t of this.timers) clearTimeout(t);
     this.exit = exit;
@@ -398,6 +562,12 @@ class SandboxRun implements ProgramRun {
   }
 
   stop(): Promise<ProgramExit> {
+    if (!this.done && this.pid === undefined && !this.stopping) {
+      // Still setting up its box: it never runs.
+      this.stopping = true;
+      this.finish({ code: null, signal: 'SIGKILL' });
+      return this.exited;
+    }
     if (!this.done && !this.leaderGone && !this.stopping) {
       this.stopping = true;
       this.killGroup('SIGTERM');
@@ -463,6 +633,11 @@ function readProcStat(pid: string): string | null {
   }
 }
 
+/**
+ * One sample of every watched group: the processes in the group, and every descendant of its
+ * leader that left the group (a box's processes are in sessions of their own; a daemon calls
+ * setsid) — they count against the limits all the same.
+ */
 function pollGroups(): void {
   let names: string[];
   try {
@@ -471,7 +646,7 @@ function pollGroups(): void {
     return; // no procfs: only the wall clock and RLIMIT_CPU apply
   }
   const page = getPageSize();
-  const totals = new Map<number, { ticks: number; rss: number }>();
+  const procs = new Map<number, { ppid: number; pgid: number; ticks: number; rss: number }>();
   for (const name of names) {
     const c = name.charCodeAt(0);
     if (c < 48 || c > 57) continue;
@@ -479,15 +654,38 @@ function pollGroups(): void {
     if (stat === null) continue; // gone meanwhile
     // Fields after "pid (comm) ": state ppid pgrp … utime(14) stime cutime cstime … rss(24).
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const pgid = Number(f[2]);
-    if (!watched.has(pgid)) continue;
-    const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-    const rss = Number(f[21]) * page;
+    procs.set(Number(name), {
+      ppid: Number(f[1]),
+      pgid: Number(f[2]),
+      ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]),
+      rss: Number(f[21]) * page,
+    });
+  }
+  // Which watched group a process belongs to: its own group, else the group its ancestors lead to.
+  const owner = new Map<number, number | null>();
+  const groupOf = (pid: number): number | null => {
+    const known = owner.get(pid);
+    if (known !== undefined) return known;
+    const p = procs.get(pid);
+    owner.set(pid, null); // a cycle guard while the chain is walked
+    let g: number | null = null;
+    if (p !== undefined) {
+      if (watched.has(p.pgid)) g = p.pgid;
+      else if (watched.has(pid)) g = pid;
+      else if (p.ppid > 1) g = groupOf(p.ppid);
+    }
+    owner.set(pid, g);
+    return g;
+  };
+  const totals = new Map<number, { ticks: number; rss: number }>();
+  for (const [pid, p] of procs) {
+    const pgid = groupOf(pid);
+    if (pgid === null) continue;
     const t = totals.get(pgid);
-    if (t === undefined) totals.set(pgid, { ticks, rss });
+    if (t === undefined) totals.set(pgid, { ticks: p.ticks, rss: p.rss });
     else {
-      t.ticks += ticks;
-      t.rss += rss;
+      t.ticks += p.ticks;
+      t.rss += p.rss;
     }
   }
   for (const [pgid, sampler] of [...watched]) {

@@ -191,11 +191,12 @@ describe('spielhalle tournament (in process)', () => {
 });
 
 describe('spielhalle tournament run with a program', () => {
-  it('runs a program in its cwd, taken relative to the tournament file', async () => {
+  it('runs a program in its cwd, taken relative to the tournament file (keepState: what one match writes, the next sees)', async () => {
     useTournamentGames([fakeGame()]);
     const w = workspace(`name: Prog
 game: dame
 format: round-robin
+keepState: true
 entrants:
   - { name: anna, bot: fixed, options: { strength: 1 } }
   - name: prog

@@ -24,7 +24,8 @@ afterAll(async () => {
 
 let dirs = 0;
 function sandbox(command: string, more: Partial<SandboxOptions> = {}): Sandbox {
-  const s = createSandboxLauncher({ command, cwd: path.join(root, `run-${++dirs}`), limits: {}, ...more });
+  // The mechanics without a box (isolation: none); test/tournament/box.test.ts runs them boxed.
+  const s = createSandboxLauncher({ command, cwd: path.join(root, `run-${++dirs}`), limits: {}, isolation: 'none', ...more });
   sandboxes.push(s);
   return s;
 }
@@ -56,7 +57,7 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
   }
 }
 
-describe('sandbox', () => {
+describe('sandbox without a box (isolation: none)', () => {
   it('reports what this machine enforces', () => {
     expect(sandboxSupport()).toEqual({
       prlimit: existsSync('/usr/bin/prlimit'),
@@ -215,7 +216,7 @@ describe('sandbox', () => {
       runner,
       [
         `import { createSandboxLauncher } from ${JSON.stringify(sandboxModule)};`,
-        `const s = createSandboxLauncher({ command: ${JSON.stringify(`sh -c 'sleep 1000 & echo $!; sleep 1000'`)}, cwd: ${JSON.stringify(path.join(root, 'runner-cwd'))}, limits: {}, pidDir: ${JSON.stringify(pidDir)} });`,
+        `const s = createSandboxLauncher({ command: ${JSON.stringify(`sh -c 'sleep 1000 & echo $!; sleep 1000'`)}, cwd: ${JSON.stringify(path.join(root, 'runner-cwd'))}, limits: {}, isolation: 'none', pidDir: ${JSON.stringify(pidDir)} });`,
         `const run = s.launch({});`,
         `const t = setInterval(() => { const out = s.outputs()[0]!.stdout; if (out.includes('\\n')) { process.stdout.write(run.pid + ' ' + out); clearInterval(t); } }, 20);`,
         `setInterval(() => undefined, 1000);`,

@@ -217,7 +217,7 @@ class CatanArena implements TournamentArena {
       for (const s of seats) {
         const player = s.seat.player;
         if (player.kind === 'program') {
-          const run = player.launch({ host, port: String(port), name: s.seat.name });
+          const run = player.launch({ host, port: String(port), name: s.seat.name }, { tcp: [port], udp: [] });
           s.program = run;
           void run.exited.then((exit) => {
             if (!live.decided) s.exitedEarly = exit;

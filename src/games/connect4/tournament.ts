@@ -291,7 +291,8 @@ class Connect4Referee implements TournamentArena {
           if (seat.index === 0) udp.peer.invite({ address: '127.0.0.1', port: seat.referee.address.port });
         } else {
           seat.port = await freePort();
-          seat.run = player.launch({ port: String(seat.port), invite: refereeAt, host: '127.0.0.1' });
+          // A boxed program hears its referee only at its own port, and reaches nothing but the referee.
+          seat.run = player.launch({ port: String(seat.port), invite: refereeAt, host: '127.0.0.1' }, { tcp: [], udp: [seat.referee.address.port], udpListen: [seat.port] });
           void seat.run.exited.then((exit) => {
             if (verdict !== null) return;
             forfeit(seat, {

@@ -295,12 +295,15 @@ class DameArena implements TournamentArena {
     const port = this.server.port;
     const player = s.seat.player;
     if (player.kind === 'program') {
-      const run = player.launch({
-        host: '127.0.0.1',
-        port: String(port),
-        gameId,
-        player: String(s.index + 1),
-      });
+      const run = player.launch(
+        {
+          host: '127.0.0.1',
+          port: String(port),
+          gameId,
+          player: String(s.index + 1),
+        },
+        { tcp: [port], udp: [] },
+      );
       s.program = run;
       void run.exited.then((exit) => failed(s, `${describeExit(exit)} before the game started`));
       return;

@@ -208,7 +208,7 @@ class MiaTournamentArena implements TournamentArena {
             }),
           );
         } else {
-          state.run = seat.player.launch({ host: '127.0.0.1', port: String(port), name: state.wire });
+          state.run = seat.player.launch({ host: '127.0.0.1', port: String(port), name: state.wire }, { tcp: [], udp: [port] });
         }
       });
       // Registration: every seat, or until the connect time is up (programs that exit give up at once).

@@ -274,7 +274,7 @@ class OstseeschachArena implements TournamentArena {
     const port = this.server.port;
     const player = s.seat.player;
     if (player.kind === 'program') {
-      const run = player.launch({ host: '127.0.0.1', port: String(port), reservation: s.reservation });
+      const run = player.launch({ host: '127.0.0.1', port: String(port), reservation: s.reservation }, { tcp: [port], udp: [] });
       s.program = run;
       void run.exited.then((exit) => failed(s, `${describeExit(exit)} before the game started`));
       return;

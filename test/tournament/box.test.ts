@@ -1,0 +1,221 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/core/log.js';
+import { RecordStore } from '../../src/core/records.js';
+import type { MatchSeat, TournamentMatchOutcome } from '../../src/core/tournament-match.js';
+import { connect4Tournament } from '../../src/games/connect4/tournament.js';
+import { dameTournament } from '../../src/games/dame/tournament.js';
+import { miaTournament } from '../../src/games/mia/tournament.js';
+import { bwrapWorks } from '../../src/sandbox/box.js';
+import { BOX_DISK_MB, BOX_MAX_PROCESSES, createSandboxLauncher, type Sandbox } from '../../src/tournament/sandbox.js';
+
+/**
+ * Issue 30: a hostile entrant program in its box (bubblewrap), with real attacks, not mocks. It
+ * tries to read the record store, the settings, the runner's environment and /etc/shadow; to read
+ * and write another entrant's directory and outside its own; to reach every port the runner
+ * listens on; to kill the runner; to leave a daemon behind; to fork thousands of processes; to fill
+ * the disk. Every attempt fails, while its own game endpoint answers. Needs bubblewrap (CI installs
+ * it); without it the suite says why and fails, as `isolation: bwrap` refuses to run programs then.
+ */
+
+const HOSTILE = path.resolve(import.meta.dirname, '../fixtures/tournament/programs/hostile.mjs');
+const root = mkdtempSync(path.join(tmpdir(), 'box-test-'));
+const sandboxes: Sandbox[] = [];
+let game: Server;
+let other: Server;
+let gamePort = 0;
+let otherPort = 0;
+
+beforeAll(async () => {
+  game = createServer((s) => s.on('data', () => s.end('pong\n')));
+  other = createServer((s) => s.end('secret service\n'));
+  await new Promise<void>((r) => game.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+  gamePort = (game.address() as { port: number }).port;
+  otherPort = (other.address() as { port: number }).port;
+});
+
+afterAll(async () => {
+  await Promise.all(sandboxes.map((s) => s.stopAll()));
+  game.close();
+  other.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Processes whose command line holds `marker` (outside any box: the whole machine). */
+function processesWith(marker: string): number {
+  let n = 0;
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(marker)) n++;
+    } catch {
+      // gone
+    }
+  }
+  return n;
+}
+
+describe('a hostile entrant in its box (isolation: bwrap)', () => {
+  it('this machine gives boxes (bubblewrap with user namespaces)', () => {
+    expect(bwrapWorks()).toEqual({ ok: true });
+  });
+
+  it('fails at every attack, reaches only its own endpoint, and leaves nothing behind', async () => {
+    const data = path.join(root, 'data');
+    mkdirSync(data);
+    const db = path.join(data, 'spielhalle.db');
+    writeFileSync(db, 'the record store');
+    const config = path.join(root, 'spielhalle.config.json');
+    writeFileSync(config, '{"web":{"adminToken":"t0p"}}');
+    const otherDir = path.join(root, 'entrants', 'bob');
+    mkdirSync(otherDir, { recursive: true });
+    writeFileSync(path.join(otherDir, 'client.c'), 'bob');
+    const mine = path.join(root, 'entrants', 'eve');
+    mkdirSync(mine, { recursive: true });
+    writeFileSync(path.join(mine, 'README'), 'eve');
+    const marker = `hostile${process.pid}x${Date.now()}`;
+    const task = { host: '127.0.0.1', port: gamePort, runnerPid: process.pid, secrets: [db, config], otherDir, ports: [otherPort, 5432], marker };
+    writeFileSync(path.join(mine, 'task.json'), JSON.stringify(task));
+    const s = createSandboxLauncher({ command: `node ${HOSTILE} task.json`, cwd: mine, limits: { wallSeconds: 60 } });
+    sandboxes.push(s);
+    const started = Date.now();
+    const exit = await s.launch({ host: '127.0.0.1', port: String(gamePort) }, { tcp: [gamePort], udp: [] }).exited;
+    const out = s.outputs()[0]!;
+    expect(exit, out.stderr).toEqual({ code: 0, signal: null });
+    const r = JSON.parse(out.stdout) as Record<string, unknown> & { ports: Record<string, string>; forksAlive: number };
+    // Secrets of the runner: the record store, the settings, /etc/shadow, the runner's environment.
+    expect(r.read0).toBe('ENOENT');
+    expect(r.read1).toBe('ENOENT');
+    expect(r.shadow).toBe('ENOENT');
+    expect(r.runnerEnviron).toBe('ENOENT');
+    // Its /proc shows its own box: no command line of another process (not even the runner's).
+    expect(r.foreignCmdlines).toEqual([]);
+    // Another entrant's directory: not there; nothing written outside its own.
+    expect(r.readOther).toBe('ENOENT');
+    expect(r.writeOther).toBe('ENOENT');
+    expect(r.writeUsr).toMatch(/EROFS|EACCES/);
+    expect(r.writeTmp).toBe('WROTE'); // into its private /tmp
+    expect(existsSync(path.join(tmpdir(), marker))).toBe(false);
+    expect(readdirSync(otherDir)).toEqual(['client.c']);
+    // Its own directory is a fresh copy: readable, writable, capped, and gone after the match.
+    expect(r.fillDisk).toBe('ENOSPC');
+    expect(readdirSync(mine).sort()).toEqual(['README', 'task.json']);
+    // The runner is not even visible to it.
+    expect(r.killRunner).toBe('ESRCH');
+    // Processes: at most its uid's share (a fork storm stops there).
+    expect(r.forksAlive).toBeLessThan(BOX_MAX_PROCESSES);
+    // Network: its own endpoint answers; every other port of the machine is unreachable.
+    expect(r.own).toBe('pong');
+    expect(r.ports[String(otherPort)]).toBe('ECONNREFUSED');
+    expect(r.ports['5432']).toBe('ECONNREFUSED');
+    // Nothing outlives the match: the daemon and the sleeping forks died with the box.
+    await new Promise((res) => setTimeout(res, 300));
+    expect(processesWith(marker)).toBe(0);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(BOX_DISK_MB).toBeLessThan(400);
+  }, 60_000);
+});
+
+describe('limits in a box', () => {
+  const PROBE = path.resolve(import.meta.dirname, '../fixtures/tournament/programs/probe');
+  let n = 0;
+  const boxed = (args: string, limits: { wallSeconds?: number; cpuSeconds?: number; memoryMb?: number }): Sandbox => {
+    const s = createSandboxLauncher({ command: `"${process.execPath}" "${PROBE}" ${args}`, cwd: path.join(root, `limits-${++n}`), limits });
+    sandboxes.push(s);
+    return s;
+  };
+  const endpoints = { tcp: [], udp: [] };
+
+  it('kills at the wall-clock limit, the whole box with it', async () => {
+    const started = Date.now();
+    const exit = await boxed('sleep', { wallSeconds: 1 }).launch({}, endpoints).exited;
+    expect(exit).toMatchObject({ signal: 'SIGKILL', limit: 'wall' });
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('ends a busy loop at the CPU limit', async () => {
+    const exit = await boxed('spin', { cpuSeconds: 1 }).launch({}, endpoints).exited;
+    expect(exit.limit).toBe('cpu');
+    expect(exit.code === null || exit.code > 128).toBe(true);
+  });
+
+  it('kills a program above the memory limit: its box is sampled as one tree', async () => {
+    const started = Date.now();
+    const exit = await boxed('alloc 300', { memoryMb: 150 }).launch({}, endpoints).exited;
+    expect(exit).toMatchObject({ signal: 'SIGKILL', limit: 'memory' });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('our own clients, unchanged, boxed in real matches', () => {
+  const CLI = path.resolve(import.meta.dirname, '../../dist/cli.js');
+  let n = 0;
+  /** A program seat whose command runs boxed, as in a tournament (the command line of docs/…). */
+  const boxedSeat = (name: string, command: string): MatchSeat => {
+    const s = createSandboxLauncher({ command, cwd: path.join(root, `client-${++n}`), limits: { wallSeconds: 120 } });
+    sandboxes.push(s);
+    return { name, player: { kind: 'program', launch: s.launch } };
+  };
+  const bot = (name: string, b: string): MatchSeat => ({ name, player: { kind: 'bot', bot: b, options: {} } });
+  const explain = (outcome: TournamentMatchOutcome): string => `${JSON.stringify(outcome)}\n${sandboxes.flatMap((s) => s.outputs().map((o) => o.stderr)).join('\n')}`;
+
+  it('Dame over TCP: bot dame in its box plays a whole game against our random bot', async () => {
+    const store = new RecordStore(':memory:');
+    const arena = await dameTournament.open({ store, log: silentLogger });
+    try {
+      const outcome = await arena.play({
+        id: 'box/dame',
+        seed: 3,
+        moveTimeMs: 200,
+        connectTimeoutMs: 20_000,
+        seats: [boxedSeat('boxed', `node ${CLI} bot dame --host {host} --port {port} -g {gameId} -p {player} --bot greedy`), bot('rnd', 'random')],
+      });
+      expect(outcome.seats.some((s) => s.crashed === true), explain(outcome)).toBe(false);
+      expect(outcome.seats.map((s) => s.outcome).sort()).not.toContain(undefined);
+    } finally {
+      await arena.close();
+      store.close();
+    }
+  }, 120_000);
+
+  it('Mia over UDP: bot mia in its box plays the table`s rounds', async () => {
+    const store = new RecordStore(':memory:');
+    const arena = await miaTournament.open({ store, log: silentLogger });
+    try {
+      const outcome = await arena.play({
+        id: 'box/mia',
+        seed: 5,
+        moveTimeMs: 200,
+        rounds: 6,
+        connectTimeoutMs: 20_000,
+        seats: [bot('anna', 'random'), boxedSeat('boxed', `node ${CLI} bot mia --host {host} --port {port} --name {name} --log-level warn`)],
+      });
+      expect(outcome.seats.some((s) => s.crashed === true), explain(outcome)).toBe(false);
+      expect(outcome.records.length).toBe(6);
+    } finally {
+      await arena.close();
+      store.close();
+    }
+  }, 120_000);
+
+  it('Connect Four over UDP both ways: bot connect4 in its box hears its referee and answers it', async () => {
+    const store = new RecordStore(':memory:');
+    const arena = await connect4Tournament.open({ store, log: silentLogger });
+    try {
+      const outcome = await arena.play({
+        id: 'box/c4',
+        seed: 1,
+        moveTimeMs: 300,
+        connectTimeoutMs: 20_000,
+        seats: [boxedSeat('boxed', `node ${CLI} bot connect4 --port {port} --invite {invite} --once --level easy --seed box`), bot('easy', 'easy')],
+      });
+      expect(outcome.seats.some((s) => s.crashed === true), explain(outcome)).toBe(false);
+    } finally {
+      await arena.close();
+      store.close();
+    }
+  }, 120_000);
+});
