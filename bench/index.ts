@@ -27,6 +27,7 @@ const benches: [game: string, file: string, args: string[]][] = [
   ['catan', 'catan-strength.ts', ['--games', '1000', '--vs', 'search:weighted,search:random,weighted:random']],
   ['catan', 'catan-wire.ts', ['--games', '100', '--parallel', '4']],
   ['tournament', 'tournament.ts', []],
+  ['tournament', 'sandbox.ts', ['--runs', '30']],
   ['records', 'record-backends.ts', ['--games', '200', '--rounds', '3']],
   ['records', 'distributed.ts', ['--workers', '1,2,4', '--overhead-runs', '2']],
 ];

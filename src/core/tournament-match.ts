@@ -34,8 +34,8 @@ export interface ProgramEndpoints {
 export interface ProgramRun {
   readonly pid: number | undefined;
   /**
-   * Whether a TCP connection to the game from `localPort` (its remote port as the server sees it)
-   * came from this program; absent or false where that cannot be known (no box).
+   * Whether a TCP connection (or UDP socket) at the game from `localPort` (its remote port as the
+   * server sees it) is this program's; absent, or always true, where that cannot be known (no box).
    */
   ownsConnection?(localPort: number): boolean;
   /** Resolves once the program has exited (never rejects; a failed spawn resolves with `error`). */

@@ -22,6 +22,8 @@ export interface Endpoints {
 export interface RelayEvents {
   /** A TCP connection of the box reached the game from `localPort` (its address as the server sees it). */
   onTcp?: (port: number, localPort: number) => void;
+  /** The box's datagrams leave from `localPort` (its address as a UDP server sees it). */
+  onUdp?: (localPort: number) => void;
   /** Something the box asked for and did not get (a port that is not its match's). */
   onRefused?: (what: string) => void;
 }
@@ -160,6 +162,11 @@ export class BoxRelay {
       this.channel?.write(Buffer.concat([head, msg]));
     });
     const listens = (this.endpoints.udpListen ?? []).includes(port);
-    return new Promise((resolve) => socket.bind(listens ? port : 0, '127.0.0.1', () => resolve(socket)));
+    return new Promise((resolve) =>
+      socket.bind(listens ? port : 0, '127.0.0.1', () => {
+        this.events.onUdp?.(socket.address().port);
+        resolve(socket);
+      }),
+    );
   }
 }

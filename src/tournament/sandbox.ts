@@ -310,6 +310,7 @@ class SandboxRun implements ProgramRun {
 
   /** The local ports of the box's TCP connections to its game (its seat's connections). */
   private readonly ownPorts = new Set<number>();
+  private readonly boxed: boolean;
   private relay: BoxRelay | null = null;
   private runDir: string | null = null;
   private copyBack: { from: string; to: string } | null = null;
@@ -324,17 +325,22 @@ class SandboxRun implements ProgramRun {
     this.memoryBytes = (options.limits.memoryMb ?? SANDBOX_DEFAULTS.memoryMb) * 1024 * 1024;
     this.grace = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
     const fail = (e: unknown): void => this.finish({ code: null, signal: null, error: e instanceof Error ? e.message : String(e) });
+    this.boxed = (options.isolation ?? 'bwrap') !== 'none';
     try {
-      if ((options.isolation ?? 'bwrap') === 'none') this.start(options, values, wall, null);
+      if (!this.boxed) this.start(options, values, wall, null);
       else void this.startBoxed(options, values, wall, endpoints).catch(fail);
     } catch (e) {
       fail(e);
     }
   }
 
-  /** Whether a TCP connection to the game from `localPort` is this program's (it came through its box). */
+  /**
+   * Whether a TCP connection (or the UDP socket) at the game from `localPort` is this program's:
+   * one that came through its box. Without a box (isolation: none) that cannot be told, and every
+   * connection may be.
+   */
   ownsConnection(localPort: number): boolean {
-    return this.ownPorts.has(localPort);
+    return !this.boxed || this.ownPorts.has(localPort);
   }
 
   private async startBoxed(options: SandboxOptions, values: Readonly<Record<string, string>>, wall: number, endpoints: ProgramEndpoints | undefined): Promise<void> {
@@ -350,6 +356,7 @@ class SandboxRun implements ProgramRun {
     const ends = endpoints ?? { tcp: values.port === undefined ? [] : [Number(values.port)], udp: [] };
     const relay = await BoxRelay.open(path.join(runDir, 'relay.sock'), ends, {
       onTcp: (_port, localPort) => this.ownPorts.add(localPort),
+      onUdp: (localPort) => this.ownPorts.add(localPort),
     });
     this.relay = relay;
     if (this.done || this.stopping) return;

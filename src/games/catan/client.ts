@@ -127,6 +127,11 @@ export class CatanClient {
     return this.driver.view;
   }
 
+  /** The local port of its connection (how the server tells it from other clients), once connected. */
+  get localPort(): number | null {
+    return this.socket?.localPort ?? null;
+  }
+
   get id(): number | null {
     return this.driver.game.me;
   }

@@ -238,8 +238,9 @@ export class Hall {
     if (
       name.trim() === '' ||
       codePoints(name) > MAX_NAME_LENGTH ||
-      // A prepared game takes its players' names only, each once.
-      (names && (!names.includes(name) || lobby.members.some((m) => m !== session && m.name === name)))
+      // A prepared game takes its players' names only, each once, each from its own entrant.
+      (names && (!names.includes(name) || lobby.members.some((m) => m !== session && m.name === name))) ||
+      this.notOwner(lobby, name, session)
     ) {
       this.fail(session, MELDUNG_SERVER.invalidName);
       return;
@@ -289,6 +290,14 @@ export class Hall {
   }
 
   // ---- lobbies -----------------------------------------------------------------------------------
+
+  /** A prepared game's name claimed by a connection that is not its entrant's (Reservation.nameOwner). */
+  private notOwner(lobby: Lobby, name: string, session: Session): boolean {
+    const owner = lobby.reservation?.nameOwner;
+    if (owner === undefined || !lobby.reservation!.names.includes(name) || owner(name, session.address)) return false;
+    this.o.log.warn({ name, conn: session.address }, 'name refused: not this entrant\'s own connection');
+    return true;
+  }
 
   private newLobby(dedicated: boolean, reservation?: Reservation): Lobby {
     const lobby: Lobby = {

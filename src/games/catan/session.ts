@@ -61,6 +61,11 @@ export interface Lobby {
 export interface Reservation {
   /** The players in turn order (the first moves first). */
   readonly names: readonly string[];
+  /**
+   * Whether the connection from `address` (ip:port) may play as `name`: a tournament's name is
+   * its entrant's alone (issue 30). Absent: any connection of the game's listener may.
+   */
+  readonly nameOwner?: ((name: string, address: string) => boolean) | undefined;
   /** The game's seed (board, deck, the server's own random choices). */
   readonly seed: string;
   /** The dice of each roll in turn (the same sequence whoever rolls). */

@@ -182,6 +182,14 @@ class CatanArena implements TournamentArena {
       turnLimit: CATAN_TOURNAMENT_TURN_LIMIT,
       timeoutStreak: CATAN_TOURNAMENT_TIMEOUT_STREAK,
       meta: { tournamentMatch: request.id, moveTimeMs: request.moveTimeMs },
+      // A name is its entrant's alone (issue 30): a boxed program's own connections, our bot's.
+      nameOwner: (name, address) => {
+        const s = seats.find((x) => x.seat.name === name);
+        if (s === undefined) return false;
+        const port = Number(address.slice(address.lastIndexOf(':') + 1));
+        if (s.seat.player.kind === 'bot') return s.client?.localPort === port;
+        return s.program !== null && (s.program.ownsConnection === undefined || s.program.ownsConnection(port));
+      },
       onReady: (name) => {
         const s = seats.find((x) => x.seat.name === name);
         if (s) s.ready = true;

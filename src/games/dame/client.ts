@@ -164,6 +164,11 @@ export class DameClient {
     });
   }
 
+  /** The local port of its connection (how the server tells it from other clients), once connected. */
+  get localPort(): number | null {
+    return this.socket?.localPort ?? null;
+  }
+
   /** Gives up: closes the connection (the server counts that as a disconnect). */
   stop(): void {
     this.finish('stopped');

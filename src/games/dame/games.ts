@@ -36,6 +36,11 @@ export interface CreateGameOptions {
   seed?: string | number;
   /** Added to the record's meta (tournaments: the tournament match id). */
   meta?: Readonly<Record<string, unknown>>;
+  /**
+   * Whether the connection from `address` (ip:port) may take `seat`: a tournament lets a seat be
+   * taken only by its own entrant's connection (issue 30). Absent: anyone may.
+   */
+  seatOwner?: (seat: Seat, address: string) => boolean;
 }
 
 export interface GamesOptions {
@@ -142,6 +147,7 @@ export class DameGames {
       ...(options.seatNames ? { seatNames: options.seatNames } : {}),
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
       ...(options.meta ? { meta: options.meta } : {}),
+      ...(options.seatOwner ? { seatOwner: options.seatOwner } : {}),
       idleSeatTimeoutMs: this.o.idleSeatTimeoutMs ?? 0,
       onIdleClosed: (m) => this.remove(m),
     });

@@ -53,6 +53,8 @@ export interface MatchOptions {
   /** The record's seed and extra meta (tournaments). */
   seed?: string | number;
   meta?: Readonly<Record<string, unknown>>;
+  /** Whether the connection from `address` may take `seat` (CreateGameOptions.seatOwner). */
+  seatOwner?: (seat: Seat, address: string) => boolean;
 }
 
 const GAME = 'dame';
@@ -71,6 +73,8 @@ export class Match {
   private phase: DameGameStatus = 'waiting';
   private readonly seats: [SeatState, SeatState];
   private recordId: string | null = null;
+  /** Seat claims refused before the record began (written into it at the start). */
+  private readonly refusedClaims: { at: number; seat: Seat; address: string }[] = [];
   private startedAt: number | null = null;
   private endedAt: number | null = null;
   private result: DameResultRow | null = null;
@@ -150,8 +154,16 @@ export class Match {
         return seat;
       }
       const free = (n: number): n is Seat => (n === 0 || n === 1) && this.seats[n].kind === 'open';
-      const seat = request === null ? ([0, 1] as const).find(free) : free(request) ? request : undefined;
+      const owner = this.o.seatOwner;
+      const mine = (n: Seat): boolean => owner === undefined || owner(n, peer.address);
+      const seat = request === null ? ([0, 1] as const).find((n) => free(n) && mine(n)) : free(request) ? request : undefined;
       if (seat === undefined) return null;
+      if (!mine(seat)) {
+        // Somebody else's seat (an entrant that learnt its opponent's player number): refused,
+        // as a taken seat is, and kept for the record.
+        this.refuseClaim(seat, peer.address);
+        return null;
+      }
       const s = this.seats[seat];
       s.kind = 'client';
       s.peer = peer;
@@ -261,6 +273,7 @@ export class Match {
         meta: { ...this.o.meta, gameId: this.id, gameName: this.name, moveTimeMs: this.moveTimeMs, board: boardLines(this.state), toMove: this.state.toMove },
       }) ?? null;
     for (const s of this.seats) if (this.recordId !== null) s.peer?.attachRecord(this.recordId);
+    for (const claim of this.refusedClaims.splice(0)) this.recordRefusal(claim);
     this.log.info({ matchId: this.recordId }, 'game started');
     this.o.publish('gameStarted', { gameId: this.id, matchId: this.recordId });
     if (this.state.result !== null) {
@@ -489,6 +502,21 @@ export class Match {
     if (!peer) return;
     peer.send(gameOverGroup(this.state));
     peer.close();
+  }
+
+  /** A claim of a seat by a connection that is not the seat's own (seatOwner). */
+  private refuseClaim(seat: Seat, address: string): void {
+    const claim = { at: this.o.clock.now(), seat, address };
+    this.log.warn({ seat, conn: address }, 'seat claim refused: not this seat\'s own connection');
+    this.o.publish('seatRefused', { gameId: this.id, seat, address });
+    if (this.recordId === null) {
+      if (this.refusedClaims.length < 20) this.refusedClaims.push(claim);
+    } else this.recordRefusal(claim);
+  }
+
+  private recordRefusal(claim: { at: number; seat: Seat; address: string }): void {
+    if (this.recordId === null) return;
+    this.o.store?.addEvent(this.recordId, { at: claim.at, seat: claim.seat, type: 'seat-refused', data: { address: claim.address } });
   }
 
   /** One event per single move, so a replay sees exactly what the rules applied. */

@@ -132,6 +132,20 @@ interface SeatPlay {
   failure: string | null;
 }
 
+/**
+ * Whether the connection from `address` is the seat's own: a bot's client connection, or one that
+ * came through the box of the seat's program. A program without a box cannot be told (isolation:
+ * none; docs/tournaments.md): its seat is open to any connection, as before.
+ */
+function ownsSeat(s: SeatPlay | undefined, address: string): boolean {
+  if (s === undefined) return false;
+  const port = Number(address.slice(address.lastIndexOf(':') + 1));
+  if (s.seat.player.kind === 'bot') return s.client?.localPort === port;
+  const run = s.program;
+  if (run === null) return false;
+  return run.ownsConnection === undefined || run.ownsConnection(port);
+}
+
 type End =
   | { kind: 'over'; winner: Seat | null; reason: string }
   | { kind: 'no-start' }
@@ -176,6 +190,8 @@ class DameArena implements TournamentArena {
       seatNames: names,
       seed: request.seed,
       meta: { tournamentMatch: request.id },
+      // A seat is its entrant's alone (issue 30): a boxed program's own connections, our bot's.
+      seatOwner: (seat, address) => ownsSeat(seats[seat], address),
     });
     const log = this.log.child({ gameId, tournamentMatch: request.id });
     const seats: SeatPlay[] = request.seats.map((seat, i) => ({

@@ -73,6 +73,8 @@ export interface TableOptions {
  */
 export interface TournamentTable {
   names: readonly string[];
+  /** Whether the address `from` may register `name`: a seat's name is its entrant's alone (issue 30). */
+  nameOwner?: (name: string, from: Address) => boolean;
   rounds: number;
   meta: Record<string, unknown>;
   onDone: () => void;
@@ -331,9 +333,15 @@ export class MiaTable {
     }
     const holder = this.byName.get(name);
     const table = this.o.tournament;
-    // A tournament table takes its own names, and none once its last round is over.
+    // A tournament table takes its own names, and none once its last round is over…
     if (table && (kind !== 'player' || !table.names.includes(name) || this.tableDone)) {
       this.sendTo(from, { type: 'REJECTED', reason: 'INVALID_NAME' }, false);
+      return null;
+    }
+    // …each from its own entrant only: to anyone else it is taken (issue 30).
+    if (table?.nameOwner?.(name, from) === false) {
+      this.o.log.warn({ name, from: key }, 'registration refused: not this entrant\'s own address');
+      this.sendTo(from, { type: 'REJECTED', reason: 'NAME_ALREADY_TAKEN' }, false);
       return null;
     }
     // At a tournament table a name stays with the address that registered it, and an address with its name.

@@ -161,6 +161,14 @@ class MiaTournamentArena implements TournamentArena {
       holdRounds: true,
       tournament: {
         names: wires,
+        // A seat's name is its entrant's alone (issue 30): our bot's socket, a boxed program's.
+        nameOwner: (name, from) => {
+          const seat = seats.find((x) => x.wire === name);
+          if (seat === undefined) return false;
+          if (seat.client !== undefined) return seat.client.localPort === from.port;
+          if (seat.run === undefined) return false;
+          return seat.run.ownsConnection === undefined || seat.run.ownsConnection(from.port);
+        },
         rounds,
         meta: { tournamentMatch: request.id, ...(Object.keys(entrants).length > 0 ? { entrants } : {}) },
         onDone: () => {

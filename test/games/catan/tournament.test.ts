@@ -299,3 +299,44 @@ describe('a prepared Catan game (CatanServer.reserve)', () => {
     }
   }, 15_000);
 });
+
+describe('a prepared Catan game whose names belong to their entrants (issue 30)', () => {
+  it('refuses a name to any connection but its owner’s, and its owner then plays under it', async () => {
+    const store = new RecordStore(':memory:');
+    const server = new CatanServer({ host: '127.0.0.1', port: 0, seed: 's', log: silentLogger, store, aiTurnTimeoutMs: null });
+    await server.start();
+    const owners = new Map<string, number>();
+    const game = (await server.reserve({
+      names: ['anna', 'bert', 'cora'],
+      seed: '6',
+      timeoutMs: 2000,
+      turnLimit: 6,
+      nameOwner: (name, address) => owners.get(name) === Number(address.slice(address.lastIndexOf(':') + 1)),
+    }))!;
+    try {
+      // A connection that knows the opponent's name (it is in the tournament file) tries it first.
+      const thief = await RawClient.open(game.port);
+      thief.send('{"Hallo":{"Version":"x (KI)"}}');
+      await thief.expect(/Willkommen/);
+      thief.send('{"Spieler":{"Name":"anna","Farbe":"Rot"}}');
+      await thief.expect('{"Fehler":{"Meldung":"Ungueltiger Name"}}');
+      thief.close();
+      const clients = ['anna', 'bert', 'cora'].map(
+        (name) => new CatanClient({ host: '127.0.0.1', port: game.port, name, bot: createCatanBot('random', name) }),
+      );
+      await Promise.all(
+        clients.map(async (c, i) => {
+          await c.start();
+          owners.set(['anna', 'bert', 'cora'][i]!, c.localPort!);
+        }),
+      );
+      const id = await game.started;
+      await Promise.all(clients.map((c) => c.done));
+      expect(store.getMatch(id!)!.seats.map((s) => s.name)).toEqual(['anna', 'bert', 'cora']);
+    } finally {
+      await game.close();
+      await server.stop();
+      store.close();
+    }
+  }, 15_000);
+});

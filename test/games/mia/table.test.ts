@@ -485,3 +485,19 @@ describe('a tournament table after its last round (issue 36)', () => {
     expect(h.take(A)).toEqual(['REJECTED;INVALID_NAME']);
   });
 });
+
+describe('a tournament table whose names belong to their entrants (issue 30)', () => {
+  it('rejects a seat name from any address but its owner’s, before the owner comes too', () => {
+    const thief = Harness.addr(1009);
+    const h = new Harness({
+      minPlayers: 0,
+      tournament: { names: ['alice', 'bob'], rounds: 1, meta: {}, onDone: () => undefined, nameOwner: (name, from) => (name === 'alice' ? from.port === 1001 : from.port === 1002) },
+    });
+    h.say(thief, 'REGISTER;alice');
+    expect(h.take(thief)).toEqual(['REJECTED;NAME_ALREADY_TAKEN']);
+    h.say(A, 'REGISTER;alice');
+    expect(h.take(A)).toEqual(['REGISTERED']);
+    h.say(B, 'REGISTER;bob');
+    expect(h.take(B)).toEqual(['REGISTERED']);
+  });
+});
