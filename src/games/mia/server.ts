@@ -37,7 +37,7 @@ export interface MiaServerOptions {
   store: Records | null;
   clock?: Clock;
   tokens?: () => string;
-  /** The socket's receive queue asked of the kernel (capped at net.core.rmem_max); default 4 MiB. */
+  /** The socket's receive queue asked of the kernel (capped at net.core.rmem_max; it doubles it); default 1 MiB. */
   receiveBufferBytes?: number;
   /** A tournament match's table (see TournamentTable in table.ts). */
   tournament?: TournamentTable;
@@ -61,8 +61,12 @@ export const MIA_DEFAULTS = {
   unregisteredPerSecond: 50,
 } as const;
 
-/** Room for ~5000 small datagrams: a quarter of a second of a 20,000-a-second flood. */
-export const RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
+/**
+ * What the socket asks for (the kernel doubles it: 2 MiB, room for ~2,700 small datagrams). Deep
+ * enough that a burst is not lost, shallow enough that a good datagram behind a queued flood is
+ * read within a join window: with 8 MiB, a server slowed by load read JOINs too late (issue 36).
+ */
+export const RECEIVE_BUFFER_BYTES = 1024 * 1024;
 
 /** After the last datagram dropped as a flood (or lost in the kernel), this long counts as "under a flood". */
 export const FLOOD_CALM_MS = 10_000;
