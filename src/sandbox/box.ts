@@ -35,7 +35,9 @@ const ETC_ENTRIES = [
 /** Inside the box: where the relay's socket, the relay script and the entrant's files appear. */
 export const BOX_RUN = '/run/box';
 export const BOX_SOCKET = `${BOX_RUN}/relay.sock`;
-export const BOX_RELAY = `${BOX_RUN}/relay-inside.mjs`;
+/** Where the relay script appears in the box (`.mjs` when it is an ES module: relayPath). */
+export const BOX_RELAY = `${BOX_RUN}/relay-inside.cjs`;
+export const relayPath = (module: boolean): string => (module ? `${BOX_RUN}/relay-inside.mjs` : BOX_RELAY);
 export const BOX_SOURCE = `${BOX_RUN}/source`;
 /** The first of the uids boxes run as when the runner is root (like isolate's 60000 + box id). */
 export const BOX_UID_BASE = 61_000;
@@ -53,6 +55,8 @@ export interface BoxPlan {
   /** This run's directory outside: relay socket, generated /etc files. */
   runDir: string;
   relayScript: string;
+  /** Whether the relay script is an ES module (the sources' bundle) rather than CommonJS. */
+  relayModule: boolean;
   /** TCP and UDP ports of the match (the relay's spec). */
   tcp: readonly number[];
   udp: readonly number[];
@@ -130,7 +134,8 @@ export function bwrapArgv(plan: BoxPlan): string[] {
   a.push('--proc', '/proc', '--dev', '/dev');
   a.push('--perms', '1777', '--size', String(plan.tmpMb * 1024 * 1024), '--tmpfs', '/tmp');
   // What the box needs of ours: the relay and its socket, in a directory of its own.
-  a.push('--dir', BOX_RUN, '--ro-bind', plan.relayScript, BOX_RELAY, '--bind', path.join(plan.runDir, 'relay.sock'), BOX_SOCKET);
+  const relay = relayPath(plan.relayModule);
+  a.push('--dir', BOX_RUN, '--ro-bind', plan.relayScript, relay, '--bind', path.join(plan.runDir, 'relay.sock'), BOX_SOCKET);
   // The program's own files elsewhere, read-only; then the working directory (it may lie below).
   for (const p of plan.readOnly) if (existsSync(p)) a.push('--ro-bind', p, p);
   let copyFrom: string | undefined;
@@ -144,7 +149,7 @@ export function bwrapArgv(plan: BoxPlan): string[] {
   a.push('--chdir', plan.cwd, '--clearenv');
   for (const [k, v] of Object.entries(plan.env)) a.push('--setenv', k, v);
   const spec = { tcp: plan.tcp, udp: plan.udp, cwd: plan.cwd, ...(copyFrom === undefined ? {} : { copyFrom }) };
-  a.push('--', plan.node, BOX_RELAY, BOX_SOCKET, JSON.stringify(spec), '--', ...plan.argv);
+  a.push('--', plan.node, relay, BOX_SOCKET, JSON.stringify(spec), '--', ...plan.argv);
   return a;
 }
 
@@ -167,7 +172,12 @@ export function isDirectory(p: string): boolean {
   }
 }
 
-/** The relay script a box runs first (relay-inside.ts, built beside this file; bundled from the sources). */
-export async function relayScriptPath(): Promise<string> {
-  return fileURLToPath(await workerUrl(import.meta.url, 'relay-inside'));
+/**
+ * The relay script a box runs first: the CommonJS bundle the build puts beside this file (Node
+ * starts it without its ES module loader, sooner), else (the sources) an ES module bundle.
+ */
+export async function relayScriptPath(): Promise<{ file: string; module: boolean }> {
+  const cjs = fileURLToPath(new URL('./relay-inside.cjs', import.meta.url));
+  if (!import.meta.url.endsWith('.ts') && existsSync(cjs)) return { file: cjs, module: false };
+  return { file: fileURLToPath(await workerUrl(import.meta.url, 'relay-inside')), module: true };
 }

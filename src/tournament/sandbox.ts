@@ -361,8 +361,9 @@ class SandboxRun implements ProgramRun {
     this.relay = relay;
     if (this.done || this.stopping) return;
     // A copy in the run's directory: the box's uid may read that one (a bundle of the sources is not).
-    const relayScript = path.join(runDir, 'relay-inside.mjs');
-    copyFileSync(await relayScriptPath(), relayScript);
+    const relaySource = await relayScriptPath();
+    const relayScript = path.join(runDir, relaySource.module ? 'relay-inside.mjs' : 'relay-inside.cjs');
+    copyFileSync(relaySource.file, relayScript);
     if (uid !== null) {
       chownSync(runDir, uid, uid);
       chownSync(path.join(runDir, 'relay.sock'), uid, uid);
@@ -399,6 +400,7 @@ class SandboxRun implements ProgramRun {
       readOnly: readOnlyPaths([resolved.file, ...args], cwd),
       runDir,
       relayScript,
+      relayModule: relaySource.module,
       tcp: ends.tcp,
       udp: ends.udp,
       uid,
@@ -434,7 +436,8 @@ class SandboxRun implements ProgramRun {
     if (options.cpuLimitVia === 'prlimit' && prlimit === null) throw new Error('prlimit is not installed');
     // The program dies with the runner (SIGKILL when its parent, this process, dies — even by
     // kill -9): setpriv sets the parent-death signal and execs it, keeping the pid.
-    const setpriv = findSetpriv();
+    // A box dies with its runner by itself (bwrap --die-with-parent): setpriv only for the others.
+    const setpriv = this.boxed ? null : findSetpriv();
     const program = setpriv !== null ? [setpriv, '--pdeathsig', 'KILL', '--', ...program0] : [...program0];
     // A box's uid is its own: RLIMIT_NPROC caps its processes, a fork storm included.
     const nproc = uid !== null ? [`--nproc=${BOX_MAX_PROCESSES}`] : [];
