@@ -6,9 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
 import { RecordStore } from '../../src/core/records.js';
 import type { MatchSeat, TournamentMatchOutcome, TournamentMatchRequest, TournamentSupport } from '../../src/core/tournament-match.js';
+import { catanTournament } from '../../src/games/catan/tournament.js';
 import { connect4Tournament } from '../../src/games/connect4/tournament.js';
 import { dameTournament } from '../../src/games/dame/tournament.js';
 import { miaTournament } from '../../src/games/mia/tournament.js';
+import { ostseeschachTournament } from '../../src/games/ostseeschach/tournament.js';
 import { bwrapWorks } from '../../src/sandbox/box.js';
 import { BOX_DISK_MB, BOX_MAX_PROCESSES, createSandboxLauncher, type Sandbox } from '../../src/tournament/sandbox.js';
 
@@ -150,7 +152,7 @@ describe('limits in a box', () => {
   });
 });
 
-describe('our own clients, unchanged, boxed in real matches', () => {
+describe('our own clients, unchanged, boxed in real matches of all five games', () => {
   const CLI = path.resolve(import.meta.dirname, '../../dist/cli.js');
   let n = 0;
   /** A program seat whose command runs boxed, as in a tournament (the command line of docs/…). */
@@ -185,6 +187,28 @@ describe('our own clients, unchanged, boxed in real matches', () => {
       seats: [boxedSeat('boxed', `node ${CLI} bot dame --host {host} --port {port} -g {gameId} -p {player} --bot greedy`), bot('rnd', 'random')],
     });
     expect(outcome.seats.map((s) => s.outcome)).not.toContain(undefined);
+  }, 120_000);
+
+  it('Ostseeschach over TCP: bot ostseeschach in its box redeems its reservation and plays to the result', async () => {
+    const outcome = await playBoxed(ostseeschachTournament, {
+      id: 'box/ostseeschach',
+      seed: 3,
+      moveTimeMs: 300,
+      connectTimeoutMs: 20_000,
+      seats: [bot('rnd', 'random'), boxedSeat('boxed', `node ${CLI} bot ostseeschach -h {host} -p {port} -r {reservation} --bot random --time-ms 50`)],
+    });
+    expect(outcome.reason).toMatch(/^REGULAR: /);
+  }, 120_000);
+
+  it('Catan over TCP: bot catan in its box plays a whole game at a table of three', async () => {
+    const outcome = await playBoxed(catanTournament, {
+      id: 'box/catan',
+      seed: 11,
+      moveTimeMs: 1000,
+      connectTimeoutMs: 20_000,
+      seats: [bot('anna', 'weighted'), boxedSeat('boxed', `node ${CLI} bot catan --host {host} --port {port} --name {name} --strategy builder`), bot('bert', 'weighted')],
+    });
+    expect(outcome.seats.filter((x) => x.placing === 1)).toHaveLength(1);
   }, 120_000);
 
   it('Mia over UDP: bot mia in its box plays the table`s rounds', async () => {

@@ -34,6 +34,9 @@ describe('Mia under a flood from one host (issue 36)', () => {
       expect(r.expired).toEqual([]);
       expect(r.during).toBeGreaterThanOrEqual(Math.floor(r.quiet * 0.8));
       expect(r.after).toBeGreaterThanOrEqual(Math.floor(r.quiet * 0.9));
+      // /metrics says what was dropped unread, and why.
+      const metrics = await (await fetch(`http://127.0.0.1:${serve.ports.web}/metrics`)).text();
+      expect(metrics).toMatch(/spielhalle_mia_dropped_total\{reason="(registrations|host)"\} [1-9]/);
     }, 120_000);
   }
 });
