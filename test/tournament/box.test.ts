@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -233,4 +234,43 @@ describe('our own clients, unchanged, boxed in real matches of all five games', 
     });
     expect(outcome.records.length).toBe(1);
   }, 120_000);
+});
+
+/** Whether `tool` is on this machine's PATH (a machine without a JDK or a C compiler skips that test, and says so). */
+const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
+
+describe('the runtimes course clients use, in a box', () => {
+  const RUNTIMES = path.resolve(import.meta.dirname, '../fixtures/tournament/runtimes');
+  let n = 0;
+  /** An entrant directory with the fixture `file` in it, built there by `build` (outside the box, as staff would). */
+  const entrant = (file: string, build?: readonly string[]): string => {
+    const dir = path.join(root, `runtime-${++n}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, file), readFileSync(path.join(RUNTIMES, file)));
+    if (build) {
+      const r = spawnSync(build[0]!, build.slice(1), { cwd: dir, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+    }
+    return dir;
+  };
+  const run = async (command: string, cwd: string): Promise<string> => {
+    const s = createSandboxLauncher({ command, cwd, limits: { wallSeconds: 60 } });
+    sandboxes.push(s);
+    const exit = await s.launch({ host: '127.0.0.1', port: String(gamePort) }, { tcp: [gamePort], udp: [] }).exited;
+    const out = s.outputs()[0]!;
+    expect(exit, out.stderr).toEqual({ code: 0, signal: null });
+    return out.stdout.trim();
+  };
+
+  it.skipIf(!has('cc'))('a C client built with the machine\'s cc reaches its endpoint', async () => {
+    expect(await run('./client {host} {port}', entrant('client.c', ['cc', '-O2', '-o', 'client', 'client.c']))).toBe('C got: pong');
+  }, 60_000);
+
+  it.skipIf(!has('javac'))('a Java 17 client (the JVM in the box) reaches its endpoint', async () => {
+    expect(await run('java -cp . Client {host} {port}', entrant('Client.java', ['javac', 'Client.java']))).toBe('Java got: pong');
+  }, 60_000);
+
+  it.skipIf(!has('python3'))('a Python 3 client reaches its endpoint', async () => {
+    expect(await run('python3 client.py {host} {port}', entrant('client.py'))).toBe('Python got: pong');
+  }, 60_000);
 });
