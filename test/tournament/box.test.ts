@@ -274,3 +274,14 @@ describe('the runtimes course clients use, in a box', () => {
     expect(await run('python3 client.py {host} {port}', entrant('client.py'))).toBe('Python got: pong');
   }, 60_000);
 });
+
+describe('spielhalle doctor', () => {
+  it('says that this machine gives boxes, and how programs are limited', async () => {
+    const { doctorLines } = await import('../../src/sandbox/doctor.js');
+    const { ok, lines } = doctorLines();
+    expect(ok).toBe(true);
+    expect(lines[0]).toMatch(/^isolation: bwrap \(\/usr\/bin\/bwrap\): every program in a box of its own/);
+    expect(lines.join('\n')).toMatch(/CPU limit: RLIMIT_CPU/);
+    expect(lines.join('\n')).toMatch(/programs die with the runner: yes/);
+  });
+});
