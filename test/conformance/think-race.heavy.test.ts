@@ -29,16 +29,17 @@ const POOL = 2;
  * How soon after the server's last word the process must be gone, as the kit sees it. The kit's
  * own view lags (it waits 40 ms for lines that cross the end, and it shares the cores with the hog
  * and the other clients), so a quiet run shows 40–45 ms for any client, even one that exits the
- * moment it reads QUIT. Nine runs in ten within 100 ms, and none later than 500 ms: a client that
- * waited for its think to end or for a socket's close timer would miss both.
+ * moment it reads QUIT; the median here is 40–60 ms. Under a loaded CI run nine in ten came within
+ * 120 ms once: nine in ten within 200 ms, and none later than 500 ms. A client that waited for its
+ * think to end (1.5–2.6 s) or for a socket's close timer (1 s) misses both.
  */
-const EXIT_P90_MS = 100;
+const EXIT_P90_MS = 200;
 const EXIT_MAX_MS = 500;
 /**
  * An Ostseeschach game ends in steps (the result, `<left/>`, the client's goodbye, the close), so
- * its client exits later after the result than a Dame client after QUIT: nine in ten within 250 ms.
+ * its client exits later after the result than a Dame client after QUIT: nine in ten within 300 ms.
  */
-const OSTSEESCHACH_EXIT_P90_MS = 250;
+const OSTSEESCHACH_EXIT_P90_MS = 300;
 
 let hog: ChildProcess | null = null;
 
