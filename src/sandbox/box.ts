@@ -72,7 +72,7 @@ export interface BoxPlan {
    * tournament's work directory may be private to the runner). The box copies it on into its
    * size-capped working directory, or with keepState works in it (the runner copies it back).
    */
-  source?: string;
+  source: string;
 }
 
 let bwrapPath: string | null | undefined;
@@ -139,8 +139,7 @@ export function bwrapArgv(plan: BoxPlan): string[] {
   // The program's own files elsewhere, read-only; then the working directory (it may lie below).
   for (const p of plan.readOnly) if (existsSync(p)) a.push('--ro-bind', p, p);
   let copyFrom: string | undefined;
-  if (plan.source === undefined) a.push('--bind', plan.cwd, plan.cwd);
-  else if (plan.keepState) a.push('--bind', plan.source, plan.cwd);
+  if (plan.keepState) a.push('--bind', plan.source, plan.cwd);
   else {
     a.push('--ro-bind', plan.source, BOX_SOURCE);
     a.push('--perms', '0755', '--size', String(plan.diskMb * 1024 * 1024), '--tmpfs', plan.cwd);

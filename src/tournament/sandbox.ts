@@ -1,10 +1,15 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import {
   accessSync,
+  chmodSync,
+  chownSync,
   closeSync,
   constants,
+  copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
   readSync,
   readdirSync,
@@ -13,7 +18,6 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { chmodSync, chownSync, copyFileSync, cpSync, mkdtempSync } from 'node:fs';
 import { constants as osConstants, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -327,7 +331,7 @@ class SandboxRun implements ProgramRun {
     const fail = (e: unknown): void => this.finish({ code: null, signal: null, error: e instanceof Error ? e.message : String(e) });
     this.boxed = (options.isolation ?? 'bwrap') !== 'none';
     try {
-      if (!this.boxed) this.start(options, values, wall, null);
+      if (!this.boxed) this.start(options, values, wall);
       else void this.startBoxed(options, values, wall, endpoints).catch(fail);
     } catch (e) {
       fail(e);
@@ -370,16 +374,8 @@ class SandboxRun implements ProgramRun {
     }
     chmodSync(runDir, 0o711);
     const argv = commandArgv(options.command, values);
-    const env: Record<string, string> = {
-      PATH: BOX_PATH,
-      HOME: cwd,
-      TMPDIR: '/tmp',
-      LANG: 'C.UTF-8',
-      LC_ALL: 'C.UTF-8',
-      TZ: 'UTC',
-      ...(process.env.JAVA_HOME === undefined ? {} : { JAVA_HOME: process.env.JAVA_HOME }),
-      ...options.env,
-    };
+    // The same clean environment as without a box, with the box's PATH and its private /tmp.
+    const env = sandboxEnv(cwd, { PATH: BOX_PATH, TMPDIR: '/tmp', ...options.env });
     const [word, ...args] = argv;
     if (word === undefined) throw new Error('empty command');
     const resolved = resolveProgram(word, cwd, `${env.PATH}:${process.env.PATH ?? ''}`);
@@ -413,7 +409,7 @@ class SandboxRun implements ProgramRun {
     this.spawnLimited(options, [bwrap, ...boxed], runDir, {}, wall, uid);
   }
 
-  private start(options: SandboxOptions, values: Readonly<Record<string, string>>, wall: number, _uid: null): void {
+  private start(options: SandboxOptions, values: Readonly<Record<string, string>>, wall: number): void {
     const argv = commandArgv(options.command, values);
     const cwd = path.resolve(options.cwd);
     mkdirSync(path.join(cwd, 'tmp'), { recursive: true });
