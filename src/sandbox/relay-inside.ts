@@ -6,8 +6,8 @@
  * over the one Unix socket bound into the box to the runner (relay.ts), which alone reaches the
  * game. Then it starts the entrant's program and ends with it.
  *
- * Standalone on purpose: it imports Node's built-ins only, because it is the one file of ours that
- * the box can read.
+ * It imports Node's built-ins and frames.ts only, and is bundled into one file (the build's
+ * relay-inside.cjs): the one file of ours that the box can read.
  *
  * usage: node relay-inside.js <socket> <spec-json> -- <program> [args…]
  *   spec: { tcp: number[], udp: number[], copyFrom?: string, cwd: string }
@@ -20,6 +20,7 @@ import { spawn } from 'node:child_process';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { cpSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
+import { frame, FrameReader } from './frames.js';
 
 interface Spec {
   tcp: number[];
@@ -34,15 +35,6 @@ if (socketPath === undefined || specText === undefined || dashes !== '--' || pro
   process.exit(125);
 }
 const spec = JSON.parse(specText) as Spec;
-
-/** Frames of the datagram channel: length (2), port a (2), port b (2), payload. */
-function frame(a: number, b: number, payload: Buffer): Buffer {
-  const head = Buffer.alloc(6);
-  head.writeUInt16BE(payload.length + 4, 0);
-  head.writeUInt16BE(a, 2);
-  head.writeUInt16BE(b, 4);
-  return Buffer.concat([head, payload]);
-}
 
 function listenTcp(port: number): Promise<void> {
   const server = createServer({ allowHalfOpen: true }, (inside: Socket) => {
@@ -86,18 +78,10 @@ async function udpChannel(ports: readonly number[]): Promise<void> {
     return new Promise((resolve) => socket.bind(port, '127.0.0.1', () => resolve(socket)));
   };
   await Promise.all(ports.map(mirror));
-  let pending: Buffer = Buffer.alloc(0);
+  const reader = new FrameReader();
   channel.on('data', (chunk: Buffer) => {
-    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-    while (pending.length >= 2 && pending.length >= 2 + pending.readUInt16BE(0)) {
-      const length = pending.readUInt16BE(0);
-      const from = pending.readUInt16BE(2);
-      const to = pending.readUInt16BE(4);
-      const payload = Buffer.from(pending.subarray(6, 2 + length));
-      pending = pending.subarray(2 + length);
-      // From outside `from` to the program's port `to`: sent from a socket bound here at `from`.
-      void mirror(from).then((socket) => socket.send(payload, to, '127.0.0.1'));
-    }
+    // From outside port a to the program's port b: sent from a socket bound here at a.
+    for (const { a: from, b: to, payload } of reader.push(chunk)) void mirror(from).then((socket) => socket.send(payload, to, '127.0.0.1'));
   });
 }
 

@@ -1,5 +1,6 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { frame, FrameReader } from './frames.js';
 
 /**
  * The runner's half of a box's network (relay-inside.ts is the other): a Unix socket bound into
@@ -116,14 +117,10 @@ export class BoxRelay {
   }
 
   private datagrams(channel: Socket, rest: Buffer): void {
-    let pending: Buffer = rest;
-    const drain = (): void => {
-      while (pending.length >= 2 && pending.length >= 2 + pending.readUInt16BE(0)) {
-        const length = pending.readUInt16BE(0);
-        const to = pending.readUInt16BE(2);
-        const from = pending.readUInt16BE(4);
-        const payload = Buffer.from(pending.subarray(6, 2 + length));
-        pending = pending.subarray(2 + length);
+    const reader = new FrameReader();
+    const take = (chunk: Buffer): void => {
+      // From the program's port b to the match's port a: only the match's own ports.
+      for (const { a: to, b: from, payload } of reader.push(chunk)) {
         if (!this.endpoints.udp.includes(to)) {
           this.events.onRefused?.(`udp ${to}`);
           continue;
@@ -132,13 +129,9 @@ export class BoxRelay {
       }
     };
     this.channel = channel;
-    channel.on('data', (chunk: Buffer) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      if (pending.length > 1 << 20) channel.destroy();
-      else drain();
-    });
+    channel.on('data', take);
     channel.resume();
-    drain();
+    take(rest);
   }
 
   private channel: Socket | null = null;
@@ -155,11 +148,7 @@ export class BoxRelay {
     socket.on('error', () => undefined);
     socket.on('message', (msg, from) => {
       if (from.address !== '127.0.0.1' || msg.length > 65_000) return;
-      const head = Buffer.alloc(6);
-      head.writeUInt16BE(msg.length + 4, 0);
-      head.writeUInt16BE(from.port, 2);
-      head.writeUInt16BE(port, 4);
-      this.channel?.write(Buffer.concat([head, msg]));
+      this.channel?.write(frame(from.port, port, msg));
     });
     const listens = (this.endpoints.udpListen ?? []).includes(port);
     return new Promise((resolve) =>
