@@ -11,6 +11,10 @@ const runs: [game: string, file: string, args: string[]][] = [
   ['fuzz', 'fuzz.ts', ['--messages', '1000000']],
   ['hardening', 'hardening.ts', []],
   ['hardening', 'hardening-crash.ts', ['--kills', '10']],
+  ['pg-outage', 'pg-outage.ts', ['--seconds', '20']],
+  ['clients', 'box-clients.ts', []],
+  ['chaos', 'chaos.ts', ['--minutes', '5']],
+  ['ladder', 'ladder.ts', ['--clients', '200', '--seconds', '600']],
 ];
 
 const only = process.argv.slice(2);

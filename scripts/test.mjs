@@ -2,7 +2,8 @@
 // `npm test`: typecheck, lint, build, then every vitest suite (unit, integration over real
 // sockets on 127.0.0.1, browser in headless Chromium). Ends with the plain line
 // `N passed, N failed`, counting each check and each test.
-import { spawnSync } from 'node:child_process';
+import { Buffer } from 'node:buffer';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,18 +23,44 @@ function step(name, cmd, args) {
   return ok;
 }
 
-function check(name, cmd, args) {
-  if (step(name, cmd, args)) passed++;
-  else {
-    failed++;
-    failures.push(name);
-  }
+/**
+ * A check run beside others: its output is kept and printed whole when it ends, so that two
+ * checks running at once do not interleave their lines.
+ */
+function quietCheck(name, cmd, args) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+    const out = [];
+    child.stdout.on('data', (d) => out.push(d));
+    child.stderr.on('data', (d) => out.push(d));
+    const done = (ok) => {
+      process.stdout.write(`\n== ${name}\n${Buffer.concat(out).toString()}== ${name}: ${ok ? 'ok' : 'FAILED'} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+      if (ok) passed++;
+      else {
+        failed++;
+        failures.push(name);
+      }
+      resolve(ok);
+    };
+    child.on('error', (e) => {
+      out.push(Buffer.from(`${e.message}\n`));
+      done(false);
+    });
+    child.on('close', (code) => done(code === 0));
+  });
 }
 
-check('typecheck (server, tests, benches)', bin('tsc'), ['-p', 'tsconfig.json']);
-check('typecheck (dashboard)', bin('tsc'), ['-p', 'web/tsconfig.json']);
-check('lint', bin('eslint'), ['--max-warnings=0', '.']);
-check('build', process.execPath, [join(root, 'scripts', 'build.mjs')]);
+// Two cores: lint (the longest, type-aware) on one, the typechecks and the build after each other
+// on the other; the tests start when both are done.
+await Promise.all([
+  quietCheck('lint', bin('eslint'), ['--max-warnings=0', '.']),
+  (async () => {
+    await quietCheck('typecheck (server, tests, benches)', bin('tsc'), ['-p', 'tsconfig.json']);
+    await quietCheck('typecheck (dashboard)', bin('tsc'), ['-p', 'web/tsconfig.json']);
+    await quietCheck('build', process.execPath, [join(root, 'scripts', 'build.mjs')]);
+  })(),
+]);
 
 mkdirSync(join(root, 'test-results'), { recursive: true });
 const extra = process.argv.slice(2);

@@ -2,16 +2,17 @@ import { existsSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { loadSettings, recordsFile, recordsWhere, type Settings } from './config.js';
 import { ConfigError } from './core/config.js';
-import { UsageError } from './core/errors.js';
+import { EXIT_UNAVAILABLE, UnavailableError, UsageError } from './core/errors.js';
 import { installCrashHandlers } from './core/guard.js';
 import { RecordStore, type MatchDetail, type MatchRecord } from './core/records.js';
 import type { Records } from './core/record-backend.js';
 import { parseAge } from './core/retention.js';
 import { findGame, GAMES } from './games/registry.js';
 import { openDatabaseRecords } from './records-open.js';
-import { serve, StartError } from './serve.js';
+import { serve, startBanner, StartError } from './serve.js';
 import { registerTournamentCommands, registerWorkerCommand } from './tournament/cli.js';
 import { registerCheckClientCommand } from './conformance/cli.js';
+import { registerLadderCommands } from './ladder/cli.js';
 
 /**
  * `spielhalle <command>`: the whole program (src/cli.ts, the entry, loads it for every command but
@@ -29,6 +30,7 @@ interface GlobalOptions {
   dataDir?: string;
   logLevel?: string;
   logFile?: string;
+  logFormat?: string;
 }
 
 function settingsFrom(global: GlobalOptions, flags: Record<string, unknown> = {}): Settings {
@@ -36,6 +38,7 @@ function settingsFrom(global: GlobalOptions, flags: Record<string, unknown> = {}
   if (global.dataDir !== undefined) top.dataDir = global.dataDir;
   if (global.logLevel !== undefined) top.logLevel = global.logLevel;
   if (global.logFile !== undefined) top.logFile = global.logFile;
+  if (global.logFormat !== undefined) top.logFormat = global.logFormat;
   return loadSettings({ flags: top, file: global.config }).config;
 }
 
@@ -71,7 +74,8 @@ export function summarizeMatch(m: MatchRecord): { result: string; moves: number 
   else if (r.outcome === 'drawn' || r.draw === true) parts.push('drawn');
   else if (r.winner === null && m.status === 'finished') parts.push('no winner');
   else parts.push(typeof r.outcome === 'string' ? r.outcome : m.status);
-  if (typeof r.reason === 'string') parts.push(`(${r.reason})`);
+  // The reason only where it adds something: never "aborted (aborted)".
+  if (typeof r.reason === 'string' && r.reason !== '' && r.reason !== parts[parts.length - 1]) parts.push(`(${r.reason})`);
   let moves: number | null = null;
   if ('events' in m) moves = (m as MatchDetail).events.filter((e) => e.type === 'move').length || null;
   if (moves === null) moves = typeof r.plies === 'number' ? r.plies : typeof r.moves === 'string' ? r.moves.length : null;
@@ -86,9 +90,10 @@ export function buildProgram(): Command {
     .option('--data-dir <dir>', 'where the record store lives (default ./data)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (debug logs every wire message)')
     .option('--log-file <file>', 'write logs as JSON lines to this file instead of stderr')
+    .option('--log-format <format>', 'auto|pretty|json: readable lines or JSON on stderr (auto: readable on a terminal)')
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text.trimEnd().replace(/^error: /, 'spielhalle: ') + '\n') })
-    // Every subcommand's --help lists --config, --data-dir, --log-level and --log-file too.
+    // Every subcommand's --help lists --config, --data-dir, --log-level, --log-file and --log-format too.
     .configureHelp({ showGlobalOptions: true })
     .showSuggestionAfterError(true);
 
@@ -124,17 +129,8 @@ export function buildProgram(): Command {
     // The last resort: an exception no error boundary caught saves the records and exits 70, so
     // that a supervisor restarts the server (docs/operations.md).
     installCrashHandlers({ log: running.log, onCrash: () => running.crash() });
-    const lines = running.servers.map((s) => {
-      const i = s.info();
-      return `  ${i.title.padEnd(22)} ${i.transport} ${i.host}:${i.port}`;
-    });
-    if (running.webPort !== null) {
-      const url = `http://${settings.web.host}:${running.webPort}/`;
-      // Beyond loopback, changes from the dashboard need the token: a new one is shown here, a set one is not repeated.
-      const token = running.webToken === null ? '' : !settings.web.token ? `?token=${running.webToken}` : '?token=<web.token>';
-      lines.unshift(`  ${'Dashboard'.padEnd(22)} ${url}${token}`);
-    }
-    process.stderr.write(`Spielhalle is running (Ctrl-C stops it; records in ${recordsWhere(settings)}):\n${lines.join('\n')}\n`);
+    // Last, once every server listens (house bots' routine goes to debug, docs/operations.md "Logs").
+    process.stderr.write(startBanner(running, settings));
   });
 
   const bot = program.command('bot').description('run one of our bots against any server of that game');
@@ -161,7 +157,7 @@ export function buildProgram(): Command {
         const check = findGame(match.game)?.verify?.(match);
         const failed = check?.checked === true && check.problems.length > 0;
         // The last line says how it ended and whether the rules agree (on stderr with --json, so stdout stays JSON).
-        const summary = replaySummary(match, check ? (failed ? 'FAILED' : check.checked ? 'ok' : 'not possible for this record') : 'not available for this game');
+        const summary = replaySummary(match, check ? (failed ? 'FAILED' : check.checked ? 'ok' : uncheckedWhy(match)) : 'not available for this game');
         if (opts.json) process.stderr.write(summary + '\n');
         else process.stdout.write(summary + '\n');
         if (failed) {
@@ -177,17 +173,18 @@ export function buildProgram(): Command {
     .command('matches')
     .description('list recorded matches, newest first')
     .option('--game <name>', 'only this game')
+    .option('--player <name>', 'only matches with a seat of this name (an entrant, a bot, a client)')
     .option('--limit <n>', 'how many', '20')
-    .action(async (opts: { game?: string; limit: string }, cmd: Command) => {
+    .action(async (opts: { game?: string; player?: string; limit: string }, cmd: Command) => {
       const limit = Number(opts.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive number, got "${opts.limit}"`);
       const game = knownGame(opts.game);
       const store = await openRecords(cmd.optsWithGlobals<GlobalOptions>());
       try {
-        for (const m of await store.listMatches({ game, limit })) {
+        for (const m of await store.listMatches({ game, player: opts.player, limit })) {
           const when = new Date(m.startedAt).toISOString();
           const outcome = m.status === 'running' ? '' : `  ${summarizeMatch(m).result}`;
-          process.stdout.write(`${m.id}  ${when}  ${m.status.padEnd(8)}  ${m.seats.map((s) => s.name).join(', ')}${outcome}\n`);
+          process.stdout.write(`${m.id}  ${when}  ${m.status.padEnd(10)}  ${m.seats.map((s) => s.name).join(', ')}${outcome}\n`);
         }
       } finally {
         await store.close();
@@ -271,7 +268,20 @@ export function buildProgram(): Command {
   registerTournamentCommands(program);
   registerWorkerCommand(program);
   registerCheckClientCommand(program);
+  registerLadderCommands(program, (cmd) => settingsFrom(cmd.optsWithGlobals<GlobalOptions>()));
   return program;
+}
+
+/**
+ * Why a record was not checked against the rules, in words: the games check a finished game from
+ * its start to its recorded end, so a match cut off before its end (a stopped tournament, a
+ * server stop: `aborted`) or still running has no end to check; otherwise the record lacks what a
+ * replay needs (an old record without its start position, say).
+ */
+export function uncheckedWhy(m: MatchRecord): string {
+  if (m.status !== 'finished')
+    return `not possible: the match is ${m.status}${m.status === 'aborted' ? ' (cut off before its end)' : ''}, and only a finished game is replayed to its recorded end`;
+  return 'not possible: the record lacks what a replay needs (its start position or its result)';
 }
 
 /** `replay`'s last line: `summary: 12 moves, lost: bob (CAUGHT_BLUFFING); +1: alice, carol; rules check: ok`. */
@@ -300,6 +310,10 @@ export async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    if (err instanceof UnavailableError) {
+      process.stderr.write(`spielhalle: ${err.message}\n`);
+      return EXIT_UNAVAILABLE;
+    }
     if (err instanceof UsageError || err instanceof ConfigError) {
       process.stderr.write(`spielhalle: ${err.message}\n`);
       return 2;

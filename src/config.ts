@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { loadConfig, type Loaded } from './core/config.js';
-import { LOG_LEVELS } from './core/log.js';
+import { LOG_FORMATS, LOG_LEVELS } from './core/log.js';
+import { parsePortRange } from './core/ports.js';
 import { CATAN_SETTINGS, catanSettingsSchema } from './games/catan/settings.js';
 import { CONNECT4_SETTINGS, connect4SettingsSchema } from './games/connect4/settings.js';
 import { DAME_SETTINGS, dameSettingsSchema } from './games/dame/settings.js';
@@ -18,6 +19,7 @@ export const settingsSchema = z
     dataDir: z.string().min(1),
     logLevel: z.enum(LOG_LEVELS),
     logFile: z.string(),
+    logFormat: z.enum(LOG_FORMATS),
     bots: z.boolean(),
     seed: z.string(),
     web: z
@@ -79,6 +81,33 @@ export const settingsSchema = z
               .strict(),
           )
           .max(1000),
+        /** Ports tournament arenas listen on, e.g. "20000-20999" (firewalled labs; '' = any). */
+        ports: z
+          .string()
+          .max(32)
+          .refine((v) => v === '' || typeof parsePortRange(v) !== 'string', 'a range of ports such as "20000-20999"'),
+      })
+      .strict(),
+    /**
+     * Die Liga, the rated ladder (issue 34, docs/ladder.md): off by default. Its roster, ratings
+     * and games live in `<dataDir>/ladder.db`, or with `database.url` in PostgreSQL (tables `ladder_*`).
+     */
+    ladder: z
+      .object({
+        enabled: z.boolean(),
+        /** The games with a ladder (so far Dame, Ostseeschach, Connect Four and Catan). */
+        games: z.array(z.enum(['dame', 'ostseeschach', 'connect4', 'catan'])).max(5),
+        /** A client nobody fits gets a house bot this long after it came. */
+        houseAfterSeconds: z.number().min(1).max(600),
+        /** Rating window at 0 s of waiting, and how many points a second it widens. */
+        window: z.number().min(0).max(3000),
+        widenPerSecond: z.number().min(0).max(3000),
+        /** Two codes from one IP may be paired (off: no farming a second code on one machine). */
+        sameHostAllowed: z.boolean(),
+        /** Ladder games one code may have waiting or running at once. */
+        maxGamesPerEntry: z.number().int().min(1).max(10),
+        /** Rated games before a rating counts as established. */
+        minGames: z.number().int().min(1).max(1000),
       })
       .strict(),
     // Each game's own settings live in its folder (src/games/<game>/settings.ts).
@@ -93,12 +122,14 @@ export const DEFAULT_SETTINGS: Settings = {
   dataDir: './data',
   logLevel: 'info',
   logFile: '',
+  logFormat: 'auto',
   bots: true,
   seed: '',
   web: { enabled: true, host: '127.0.0.1', port: 8080, token: '' },
   database: { url: '', schema: 'public' },
   records: { keepDays: 365, wireKeepDays: 30, maxMegabytes: 1024, pruneEveryMinutes: 60 },
-  tournaments: { programs: [] },
+  tournaments: { programs: [], ports: '' },
+  ladder: { enabled: false, games: ['dame', 'ostseeschach'], houseAfterSeconds: 10, window: 150, widenPerSecond: 40, sameHostAllowed: true, maxGamesPerEntry: 1, minGames: 10 },
   games: {
     catan: CATAN_SETTINGS,
     mia: MIA_SETTINGS,
@@ -127,6 +158,9 @@ export function loadSettings(options: {
 }
 
 export const recordsFile = (s: Settings): string => join(s.dataDir, 'spielhalle.db');
+
+/** The ladder's store (roster, ratings, ladder games). */
+export const ladderFile = (s: Settings): string => join(s.dataDir, 'ladder.db');
 
 /** Where the records of these settings live, for messages. */
 export const recordsWhere = (s: Settings): string =>

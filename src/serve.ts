@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { recordsFile, recordsWhere, type Settings } from './config.js';
+import { formatPortRange, portRangeSetting } from './core/ports.js';
 import type { GameServer } from './core/game-server.js';
 import { Lifecycle, type Stoppable } from './core/lifecycle.js';
-import { createLogger, type Logger } from './core/log.js';
+import { createLogger, prettyLogs, type Logger } from './core/log.js';
 import type { Records } from './core/record-backend.js';
-import { RecordStore, StoreLockedError } from './core/records.js';
+import { describeNotice, RecordStore, StoreLockedError } from './core/records.js';
 import { startRetention } from './core/retention.js';
 import { GAMES } from './games/registry.js';
 import type { GameModule, ServeContext } from './games/types.js';
@@ -22,6 +23,8 @@ export interface Running {
   /** The crash path: commits what is queued and marks running matches crashed, synchronously (SQLite; PostgreSQL cannot). */
   crash(): void;
   log: Logger;
+  /** The rated ladder, when `ladder.enabled`. */
+  ladder: import('./ladder/ladder.js').Ladder | null;
 }
 
 export class StartError extends Error {
@@ -36,8 +39,33 @@ function logListening(log: Logger, server: GameServer): void {
 
 const bindError = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
 
+/**
+ * What `spielhalle serve` prints on stderr once everything listens: every address (each game's,
+ * the dashboard's with the token hint). On a terminal with readable logs (`pretty`) it is framed
+ * by two rules so it stands out among the log lines; with JSON logs it is the plain lines as ever
+ * (tools wait for its first line, `Spielhalle is running`).
+ */
+export function startBanner(running: Running, settings: Settings, pretty = prettyLogs(settings.logFormat, settings.logFile || undefined)): string {
+  const rows: [string, string][] = running.servers.map((s) => {
+    const i = s.info();
+    return [i.title, `${i.transport} ${i.host}:${i.port}`];
+  });
+  if (running.webPort !== null) {
+    const url = `http://${settings.web.host}:${running.webPort}/`;
+    // Beyond loopback, changes from the dashboard need the token: a new one is shown here, a set one is not repeated.
+    const token = running.webToken === null ? '' : !settings.web.token ? `?token=${running.webToken}` : '?token=<web.token>';
+    rows.unshift(['Dashboard', `${url}${token}`]);
+  }
+  const width = Math.max(22, ...rows.map(([title]) => title.length));
+  const lines = rows.map(([title, where]) => `  ${title.padEnd(width)} ${where}`);
+  const head = `Spielhalle is running (Ctrl-C stops it; records in ${recordsWhere(settings)}):`;
+  if (!pretty) return `${head}\n${lines.join('\n')}\n`;
+  const rule = '─'.repeat(Math.min(100, Math.max(head.length, ...lines.map((l) => l.length))));
+  return `${rule}\n${head}\n${lines.join('\n')}\n${rule}\n`;
+}
+
 export async function serve(settings: Settings, only: readonly string[] = [], log?: Logger): Promise<Running> {
-  log ??= createLogger({ level: settings.logLevel, file: settings.logFile || undefined });
+  log ??= createLogger({ level: settings.logLevel, file: settings.logFile || undefined, format: settings.logFormat });
   const games = GAMES.filter((g) => (only.length ? only.includes(g.name) : settings.games[g.name].enabled));
   // Before anything opens or binds: listening beyond loopback with a well-known password is a settings error.
   checkExposure(settings, games.map((g) => g.name));
@@ -49,7 +77,9 @@ export async function serve(settings: Settings, only: readonly string[] = [], lo
     const { PgRecordStore } = await import('./core/records-pg.js');
     let pgStore: import('./core/records-pg.js').PgRecordStore;
     try {
-      pgStore = await PgRecordStore.open({ url: settings.database.url, schema: settings.database.schema, mode: 'serve' });
+      // A database that is not there yet (refused, starting up) is waited for, logged with backoff
+      // (issue #31): a restart of both after a power cut needs no one. Other errors stop the start.
+      pgStore = await PgRecordStore.openWhenReachable({ url: settings.database.url, schema: settings.database.schema, mode: 'serve', log: log.child({ component: 'records' }) });
       store = pgStore;
     } catch (err) {
       throw new StartError(`records: cannot open ${recordsWhere(settings)}: ${(err as Error).message}`);
@@ -70,6 +100,13 @@ export async function serve(settings: Settings, only: readonly string[] = [], lo
       throw err;
     }
     if (sqlite.recovered > 0) log.warn({ matches: sqlite.recovered }, 'records: matches cut off by a crash marked aborted (reason crash)');
+    // Through the logger, so a full disk reaches the log file and not only stderr (issue 31).
+    const recordsLog = log.child({ component: 'records' });
+    sqlite.onWriteError = (err) => recordsLog.error({ err }, `records: write failed: ${err.message}`);
+    sqlite.onWriteNotice = (n) => {
+      if (n.kind === 'recovered') recordsLog.warn({ notice: n }, `records: ${describeNotice(n)}`);
+      else recordsLog.error({ notice: n }, `records: ${describeNotice(n)}`);
+    };
     store = sqlite;
     crash = () => sqlite.crash();
     lifecycle.add({ name: 'record store', stop: () => sqlite.close() });
@@ -98,6 +135,18 @@ export async function serve(settings: Settings, only: readonly string[] = [], lo
     }
     if (failure) throw failure;
     const servers = running.map((r) => r.server);
+    // The rated ladder (issue 34), when on: its doors open on the servers before any client can use them.
+    let ladder: import('./ladder/ladder.js').Ladder | null = null;
+    if (settings.ladder.enabled) {
+      const { startLadder, stopLadder } = await import('./ladder/serve.js');
+      try {
+        ladder = await startLadder(settings, servers, log);
+      } catch (err) {
+        throw new StartError(`ladder: cannot open its store in ${settings.dataDir}: ${(err as Error).message}`);
+      }
+      const open = ladder;
+      if (open !== null) lifecycle.add({ name: 'ladder', stop: () => stopLadder(open, servers) });
+    }
     const startHouseBots = async ({ game, server }: { game: GameModule; server: GameServer }): Promise<void> => {
       let bots: Stoppable[];
       try {
@@ -119,12 +168,14 @@ export async function serve(settings: Settings, only: readonly string[] = [], lo
       // Imported only now: fastify and its plugins are not needed to bind the game ports.
       const { createWebServer } = await import('./web/server.js');
       const { checkClientView } = await import('./web/check-client-api.js');
-      const checkClient = GAMES.flatMap((g) => (g.conformance ? [checkClientView(g.name, g.conformance)] : []));
+      // The settings' port range (firewalled labs) reaches the "test your client" commands too.
+      const ports = portRangeSetting(settings.tournaments.ports);
+      const checkClient = GAMES.flatMap((g) => (g.conformance ? [checkClientView(g.name, g.conformance, { ports: ports === null ? null : formatPortRange(ports) })] : []));
       const routes = running.flatMap(({ game, server }) => {
         const register = game.registerRoutes;
         return register ? [(app: FastifyInstance) => register(app, server, ctx)] : [];
       });
-      const web = createWebServer({ servers, store, log, host: settings.web.host, port: settings.web.port, routes, token: settings.web.token, tournaments: { dataDir: settings.dataDir, programs: settings.tournaments.programs, ...(settings.database.url === '' ? {} : { queue: { url: settings.database.url, schema: settings.database.schema } }) }, checkClient });
+      const web = createWebServer({ servers, store, log, host: settings.web.host, port: settings.web.port, routes, token: settings.web.token, tournaments: { dataDir: settings.dataDir, programs: settings.tournaments.programs, ports, ...(settings.database.url === '' ? {} : { queue: { url: settings.database.url, schema: settings.database.schema } }) }, checkClient, ladder });
       try {
         webPort = (await web.start()).port;
       } catch (err) {
@@ -136,7 +187,7 @@ export async function serve(settings: Settings, only: readonly string[] = [], lo
       log.info({ component: 'web', transport: 'http', host: settings.web.host, port: webPort, url, token: webToken !== null }, 'listening');
     }
     if (settings.bots) for (const r of running.filter((r) => !r.game.listensWithHouseBots)) await startHouseBots(r);
-    return { servers, webPort, webToken, lifecycle, store, crash, log };
+    return { servers, webPort, webToken, lifecycle, store, crash, log, ladder };
   } catch (err) {
     await lifecycle.stop();
     throw err;

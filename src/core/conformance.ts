@@ -22,6 +22,10 @@ export interface WireEntry {
   /** `sent`: by the scripted server; `received`: from the client; `note`: a connection or process event. */
   dir: 'sent' | 'received' | 'note';
   text: string;
+  /** Lines of one write, read or datagram share this id (the wire view groups them). */
+  write?: number;
+  /** A line that came in several writes: how many. */
+  pieces?: number;
 }
 
 /**
@@ -38,8 +42,8 @@ export interface WireEntry {
 export interface ScriptedWire {
   /** One write of these lines (each ends in `\n`); `splitAt` cuts the bytes into several writes `gapMs` apart. */
   send(lines: readonly string[], options?: { splitAt?: readonly number[]; gapMs?: number }): Promise<void>;
-  /** Raw bytes in one write (for tests of the framing). */
-  sendRaw(text: string): Promise<void>;
+  /** Raw bytes in one write (for tests of the framing); `splitAt` cuts them into several writes `gapMs` apart, as `send` does. */
+  sendRaw(text: string, options?: { splitAt?: readonly number[]; gapMs?: number }): Promise<void>;
   /**
    * The client's next line; fails when none comes within `withinMs`, when the connection ends
    * first, when the line does not match, or when it was sent before the last `send` was complete
@@ -73,6 +77,12 @@ export interface ScriptedWire {
   fail(message: string, judgement?: Partial<Judgement>): never;
   /** A note in the wire log (what the script decided, e.g. the opponent's move). */
   note(text: string): void;
+  /**
+   * A deviation the spec tells the other side to tolerate (e.g. Connect Four's `"version":"2"` as a
+   * string): reported and counted as a warning, in the wire log too; the scenario goes on and
+   * judges the rest. The same text is kept once.
+   */
+  warn(text: string): void;
   /** Milliseconds since the scenario started. */
   now(): number;
   /** The nominal time scaled by --timeout-scale (for deadlines a script computes itself). */

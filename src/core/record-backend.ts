@@ -42,6 +42,17 @@ export interface TournamentClaim {
   attempt: number;
 }
 
+/** What `Records.health` tells. */
+export interface RecordsHealth {
+  failing: boolean;
+  /** The last error, while failing (`SQLITE_FULL: database or disk is full`). */
+  reason: string | null;
+  /** Failing since (ms since epoch). */
+  since: number | null;
+  /** Rows held in memory, waiting to be written. */
+  heldRows: number;
+}
+
 /** A value now (SQLite) or later (PostgreSQL): callers await it either way. */
 export type Answer<T> = T | Promise<T>;
 
@@ -59,6 +70,12 @@ export interface Records {
   drain(): Promise<void>;
   /** Called when a batch could not be written (the server goes on). */
   onWriteError: (err: Error) => void;
+  /**
+   * How the writes are doing (/healthz answers 503 while `failing`): failing while the store
+   * cannot write for a transient reason (SQLite: disk full, I/O error) and holds rows to retry.
+   * Optional: a backend without it counts as healthy.
+   */
+  health?(): RecordsHealth;
 
   // ---- Reads: they see every write queued before them. ----
   getScores(game: string): Answer<Map<string, number>>;
@@ -104,6 +121,12 @@ export interface Records {
   liveRecordsOf(tournamentMatch: string): Answer<string[]>;
   /** Marks those aborted with this reason (an earlier attempt whose worker is gone); how many. */
   abortLiveRecordsOf(tournamentMatch: string, at: number, reason: string): Answer<number>;
+  /**
+   * Marks the finished game records of a tournament match that are not among `counted` (the
+   * records of the attempt whose result counts) `superseded`, each with an event `superseded`
+   * ({ reason, counted }); their ids. Committed when the promise resolves.
+   */
+  supersedeRecordsOf(tournamentMatch: string, counted: readonly string[], at: number, reason: string): Answer<string[]>;
   /** An event added to a match after it ended; committed when the promise resolves. */
   appendEvent(matchId: string, event: { at: number; seat?: number | null; type: string; data?: unknown }): Answer<void>;
 

@@ -3,7 +3,12 @@
  * them. Types only (no Node, no SQLite), so the browser app imports them from here too.
  */
 
-export type MatchStatus = 'running' | 'finished' | 'aborted';
+/**
+ * `superseded`: a finished game record of a tournament match's attempt that did not count (its
+ * worker was presumed gone, or the match was played again after a kill or an outage); the attempt
+ * that counted has records of its own. Kept, so that a student still sees what was played.
+ */
+export type MatchStatus = 'running' | 'finished' | 'aborted' | 'superseded';
 
 export interface SeatRecord {
   seat: number;

@@ -1,8 +1,13 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { promisify } from 'node:util';
 import { deflateRaw } from 'node:zlib';
 import pg from 'pg';
 import { SERVER_STOPPED } from './guard.js';
-import type { NewMatch, Records, TournamentClaim, WireLine } from './record-backend.js';
+import type { Logger } from './log.js';
+import { trackDatabase } from './metrics.js';
+import { backoffMs, isConnectionError, noteLostConnection, Outage, retryWhileDown, sleep, transactionOnce } from './pg-outage.js';
+import type { NewMatch, Records, RecordsHealth, TournamentClaim, WireLine } from './record-backend.js';
 import {
   TOURNAMENT_SELECT,
   TOURNAMENT_TABLES,
@@ -59,7 +64,22 @@ export interface PgStoreOptions {
   mode?: 'serve' | 'write' | 'read';
   /** Connections for reads and tournament writes (the write queue has one more). Default 4. */
   poolSize?: number;
+  /** Where outages are logged (default: one line on stderr each). */
+  log?: Logger;
+  /**
+   * How long a read or a tournament change waits for a database that is gone (it retries with
+   * backoff) before it fails: default forever in `write` and `serve` mode, 0 in `read` mode.
+   * The queued game records always wait (bounded by `maxBufferedBytes`).
+   */
+  outageWaitMs?: number;
+  /** Game records held in memory while the database is gone, in bytes (about). Default 64 MiB. */
+  maxBufferedBytes?: number;
+  /** At close, how long queued records wait for a database that is gone before they are given up. Default 10 s. */
+  closeWaitMs?: number;
 }
+
+/** The default bound of the records held while PostgreSQL is gone (docs/operations.md). */
+export const DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE matches (
@@ -114,7 +134,13 @@ const MIGRATIONS: readonly string[] = [
   TOURNAMENT_TABLES,
   // The running matches are few among millions: found by their own index (a tournament's live records).
   "CREATE INDEX matches_running ON matches (started_at) WHERE status = 'running';",
+  // Which serving process records a match (`host:pid:random`): a match a crashed `serve` left
+  // running is marked aborted (`crash`) by the next serving store (issue 31), as on SQLite.
+  'ALTER TABLE matches ADD COLUMN served_by TEXT;',
 ];
+
+/** The advisory lock a serving store holds for its life: free again means its process is gone. */
+const serveLockSql = (param: string): string => `hashtextextended('spielhalle-serve:' || ${param}, 0)`;
 
 /** BIGINT (times, counts) as numbers: every value we store is far below 2^53. */
 const INT8 = 20;
@@ -136,19 +162,66 @@ type Op =
   | { t: 'seat'; matchId: string; seat: number; name: string; kind: string; address: string | null }
   | { t: 'event'; matchId: string; seq: number; at: number; seat: number | null; type: string; data: string | null }
   | { t: 'wire'; matchId: string | null; game: string; conn: string; at: number; dir: string; data: string }
-  | { t: 'wirepack'; matchId: string; game: string; at: number; json: string }
+  | { t: 'wirepack'; matchId: string; game: string; at: number; json: string; lines: number }
   | { t: 'finish'; id: string; status: string; endedAt: number; result: string }
-  | { t: 'score'; game: string; player: string; points: number; at: number };
+  | { t: 'score'; game: string; player: string; points: number; at: number }
+  /** A note on a match (finished meanwhile) that some of its records were given up: an event at the next free seq. */
+  | { t: 'lost'; matchId: string; at: number; data: string };
+
+/** Ops that are never given up when the buffer is full: few and small, and a match without them would be wrong, not just short. */
+const KEPT: ReadonlySet<Op['t']> = new Set(['match', 'seat', 'finish', 'score', 'lost']);
+
+/** About how much memory an op holds (the bound of the outage buffer counts these). */
+function sizeOf(op: Op): number {
+  switch (op.t) {
+    case 'wire':
+      return 120 + op.data.length * 2;
+    case 'wirepack':
+      return 120 + op.json.length * 2;
+    case 'event':
+      return 120 + (op.data?.length ?? 0) * 2;
+    case 'match':
+      return 160 + (op.meta?.length ?? 0) * 2;
+    case 'finish':
+      return 120 + op.result.length * 2;
+    case 'lost':
+      return 120 + op.data.length * 2;
+    default:
+      return 120;
+  }
+}
 
 type OpOf<T extends Op['t']> = Extract<Op, { t: T }>;
 
 export class PgRecordStore implements Records {
   readonly kind = 'postgres' as const;
-  private readonly pool: pg.Pool;
+  /** The connections. */
+  private readonly raw: pg.Pool;
+  /** Queries through `raw` that wait out an outage (up to `outageWaitMs`). */
+  private readonly pool: { query: <R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, args?: unknown[]) => Promise<pg.QueryResult<R>> };
+  /** Ops not yet committed, oldest first; the first `due` of them are due to be sent. */
   private queue: Op[] = [];
+  private due = 0;
   private timer: NodeJS.Timeout | null = null;
-  /** The batches in flight, one after the other: each resolves when it is committed (or failed). */
-  private chain: Promise<void> = Promise.resolve();
+  /** The one commit loop (null when idle): batches go one after the other, in order. */
+  private loop: Promise<void> | null = null;
+  /** Ops ever queued, and ever settled (committed, failed or given up): what a drain waits for. */
+  private queuedCount = 0;
+  private settledCount = 0;
+  private waiters: { upTo: number; resolve: () => void }[] = [];
+  /** Bytes (about) of the ops queued or in the batch being committed. */
+  private bufferedBytes = 0;
+  private readonly maxBufferedBytes: number;
+  /** While the buffer is full: events and wire rows are not kept (counted per match in `lost`). */
+  private refusing = false;
+  private readonly lost = new Map<string | null, { events: number; wire: number }>();
+  private lostReported = 0;
+  private readonly outage: Outage;
+  private readonly outageWaitMs: number;
+  private readonly closeWaitMs: number;
+  /** Aborted when a closing store gives up waiting for the database. */
+  private readonly giveUp = new AbortController();
+  private log: Logger | null;
   private readonly eventSeq = new Map<string, number>();
   private readonly wire = new WireGatherer((matchId, game, entries) => this.addWireBatch(matchId, game, entries));
   private closed = false;
@@ -166,15 +239,50 @@ export class PgRecordStore implements Records {
     const schema = options.schema ?? 'public';
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`database schema "${schema}": lower-case letters, digits and _ only`);
     this.schema = schema;
-    this.pool = new Pool({
+    this.log = options.log ?? null;
+    this.outage = new Outage('records', this.log);
+    this.maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    this.outageWaitMs = options.outageWaitMs ?? (this.mode === 'read' ? 0 : Infinity);
+    this.closeWaitMs = options.closeWaitMs ?? 10_000;
+    this.ownerUrl = options.url;
+    this.servedBy = this.mode === 'serve' ? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}` : null;
+    this.raw = new Pool({
       connectionString: options.url,
       max: (options.poolSize ?? 4) + 1,
       options: `-c search_path=${schema}`,
       types: typeParsers,
       application_name: 'spielhalle',
+      keepAlive: true,
+      // A host that does not answer at all (a lost network) fails a connect after this, rather than TCP's minutes.
+      connectionTimeoutMillis: 10_000,
     });
     // An idle connection that breaks (the server restarts) must not take the process down.
-    this.pool.on('error', (err) => this.onWriteError(err));
+    this.raw.on('error', (err) => {
+      noteLostConnection();
+      this.warn({ err: err.message }, 'record store (postgres): an idle connection was lost');
+    });
+    const query = <R extends pg.QueryResultRow>(sql: string, args?: unknown[]): Promise<pg.QueryResult<R>> =>
+      this.raw.query<R>(sql, args);
+    this.pool = {
+      query: <R extends pg.QueryResultRow>(sql: string, args?: unknown[]) =>
+        this.outageWaitMs <= 0 ? query<R>(sql, args) : retryWhileDown(() => query<R>(sql, args), this.outage, { maxWaitMs: this.outageWaitMs, signal: this.giveUp.signal }),
+    };
+  }
+
+  /** Outages from now on are logged here (the serving process's logger). */
+  setLogger(log: Logger): void {
+    this.log = log;
+    this.outage.setLogger(log);
+  }
+
+  private warn(fields: Record<string, unknown>, msg: string): void {
+    if (this.log !== null) this.log.warn(fields, msg);
+    else process.stderr.write(`${msg} ${JSON.stringify(fields)}\n`);
+  }
+
+  private error(fields: Record<string, unknown>, msg: string): void {
+    if (this.log !== null) this.log.error(fields, msg);
+    else process.stderr.write(`${msg} ${JSON.stringify(fields)}\n`);
   }
 
   /** Connects, creates the schema and runs the migrations it lacks. */
@@ -182,16 +290,99 @@ export class PgRecordStore implements Records {
     const store = new PgRecordStore(options);
     try {
       if (store.mode !== 'read') await store.migrate(options.schema ?? 'public');
-      else await store.pool.query('SELECT 1');
+      else await store.raw.query('SELECT 1');
+      if (store.mode === 'serve') {
+        await store.holdServeLock();
+        await store.markCrashedServes();
+      }
     } catch (err) {
-      await store.pool.end();
+      await store.ownerLock?.end().catch(() => undefined);
+      await store.raw.end();
       throw err;
     }
+    // /metrics: spielhalle_database_up and _down_seconds say what databaseState() says (issue #31).
+    if (store.mode !== 'read') store.untrackDatabase = trackDatabase(() => store.databaseState());
     return store;
   }
 
+  private untrackDatabase: (() => void) | null = null;
+
+  /** This serving process (`host:pid:random`), written with every match it starts; null unless serving. */
+  readonly servedBy: string | null;
+  private ownerLock: pg.Client | null = null;
+  private readonly ownerUrl: string;
+  /** Matches of crashed serving processes this store marked aborted (`crash`) when it opened. */
+  crashedMatches = 0;
+
+  /**
+   * Holds the advisory lock of `servedBy` on a connection of its own for the store's life; after
+   * an outage it is taken again (with backoff). Free again means the process is gone.
+   */
+  private async holdServeLock(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.ownerUrl, application_name: `spielhalle serve ${this.servedBy ?? ''}`.slice(0, 63) });
+    client.on('error', () => {
+      if (this.ownerLock !== client) return;
+      this.ownerLock = null;
+      void client.end().catch(() => undefined);
+      void this.retakeServeLock();
+    });
+    await client.connect();
+    try {
+      await client.query(`SELECT pg_advisory_lock(${serveLockSql('$1::text')})`, [this.servedBy]);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+    this.ownerLock = client;
+  }
+
+  private async retakeServeLock(): Promise<void> {
+    for (let failures = 0; !this.closed && this.ownerLock === null; failures++) {
+      try {
+        await this.holdServeLock();
+        if (failures > 0) this.log?.info({ servedBy: this.servedBy }, 'record store (postgres): holds its serving lock again');
+        return;
+      } catch {
+        await sleep(backoffMs(failures, 2000));
+      }
+    }
+  }
+
+  /**
+   * Matches left `running` by serving processes that are gone (their lock is free: a kill -9, a
+   * power cut) are marked aborted with reason `crash` — those of live ones, of workers and of the
+   * tournament runner (no `served_by`) are left alone.
+   */
+  private async markCrashedServes(): Promise<void> {
+    const at = Date.now();
+    this.crashedMatches = await this.transactionOnce(async (c) => {
+      const dead = (
+        await c.query<{ served_by: string }>(
+          `SELECT served_by FROM (SELECT DISTINCT served_by FROM matches WHERE status = 'running' AND served_by IS NOT NULL AND served_by <> $1) AS owners
+            WHERE pg_try_advisory_xact_lock(${serveLockSql('served_by')})`,
+          [this.servedBy],
+        )
+      ).rows.map((r) => r.served_by);
+      if (dead.length === 0) return 0;
+      const r = await c.query("UPDATE matches SET status = 'aborted', ended_at = $1, result = $2 WHERE status = 'running' AND served_by = ANY($3::text[])", [at, JSON.stringify({ reason: 'crash' }), dead]);
+      return r.rowCount ?? 0;
+    });
+    if (this.crashedMatches > 0) this.log?.warn({ matches: this.crashedMatches }, 'record store (postgres): marked the matches a crashed serve left running aborted (crash)');
+  }
+
+  /**
+   * `open`, waiting for a database that is not there yet (a connection refused, the server
+   * starting up): each try is logged (first at error, then a warning every 10 s) and retried
+   * with backoff up to 5 s, until `signal` aborts. Any other error (a wrong password, no such
+   * database) is thrown at once.
+   */
+  static async openWhenReachable(options: PgStoreOptions, signal?: AbortSignal): Promise<PgRecordStore> {
+    return retryWhileDown(() => PgRecordStore.open(options), new Outage('records: waiting for the database at start', options.log ?? null), { signal });
+  }
+
   private async migrate(schema: string): Promise<void> {
-    await this.transaction(async (c) => {
+    // Not retried here: `open` fails at once, `openWhenReachable` waits.
+    await this.transactionOnce(async (c) => {
       // Workers that start together: one migrates, the others wait and find nothing to do.
       await c.query("SELECT pg_advisory_xact_lock(hashtext('spielhalle-migrate'))");
       await c.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -211,19 +402,15 @@ export class PgRecordStore implements Records {
     return (await this.pool.query<{ version: number }>('SELECT version FROM schema_version')).rows[0]?.version ?? 0;
   }
 
-  private async transaction<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
-    try {
-      await c.query('BEGIN');
-      const result = await fn(c);
-      await c.query('COMMIT');
-      return result;
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      c.release();
-    }
+  /** One try of a transaction. A connection lost meanwhile fails its query (and is not put back in the pool). */
+  private transactionOnce<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return transactionOnce(this.raw, fn);
+  }
+
+  /** A transaction that is tried again (whole) while the database is gone, up to `outageWaitMs`. */
+  private transaction<T>(fn: (c: pg.PoolClient) => Promise<T>, waitMs = this.outageWaitMs): Promise<T> {
+    if (waitMs <= 0) return this.transactionOnce(fn);
+    return retryWhileDown(() => this.transactionOnce(fn), this.outage, { maxWaitMs: waitMs, signal: this.giveUp.signal });
   }
 
   // ---- The write queue ------------------------------------------------------------------------
@@ -231,29 +418,177 @@ export class PgRecordStore implements Records {
   private enqueue(op: Op): void {
     if (this.closed) return;
     if (this.mode === 'read') throw new Error('the record store is open read-only');
+    const size = sizeOf(op);
+    // The bound holds while the database is gone: a burst it is slow to take while up waits, as before.
+    if (!this.refusing && this.outage.down && !KEPT.has(op.t) && this.bufferedBytes + size > this.maxBufferedBytes) this.shed();
+    if (this.refusing && !KEPT.has(op.t)) {
+      this.noteLost(op);
+      this.reportLost();
+      return;
+    }
     this.queue.push(op);
-    if (this.queue.length >= 5000) void this.send();
+    this.queuedCount++;
+    this.bufferedBytes += size;
+    if (this.queue.length - this.due >= 5000) void this.send();
     else if (this.timer === null) {
       this.timer = setTimeout(() => void this.send(), this.flushMs);
       this.timer.unref();
     }
   }
 
-  /** Starts committing what is queued, after the batches before it. */
+  private noteLost(op: Op): void {
+    const matchId = op.t === 'wire' || op.t === 'wirepack' || op.t === 'event' ? op.matchId : null;
+    const n = this.lost.get(matchId) ?? { events: 0, wire: 0 };
+    if (op.t === 'event') n.events++;
+    else n.wire += op.t === 'wirepack' ? op.lines : 1;
+    this.lost.set(matchId, n);
+  }
+
+  /**
+   * The buffer is full (the database has been gone a while, or cannot keep up): the oldest wire
+   * rows still queued are given up first, then, while it stays full, new events and wire rows
+   * are not kept. Matches, seats, ends and scores always are. Every match that lost something
+   * gets an event `records-lost` (once the database is back) and the loss is logged at error.
+   */
+  private shed(): void {
+    const target = this.maxBufferedBytes * 0.75;
+    let freed = 0;
+    const kept: Op[] = [];
+    let dueKept = 0;
+    for (const [i, op] of this.queue.entries()) {
+      if (this.bufferedBytes - freed > target && (op.t === 'wire' || op.t === 'wirepack')) {
+        freed += sizeOf(op);
+        this.noteLost(op);
+        this.settledCount++;
+        continue;
+      }
+      kept.push(op);
+      if (i < this.due) dueKept++;
+    }
+    this.queue = kept;
+    this.due = dueKept;
+    this.bufferedBytes -= freed;
+    if (this.bufferedBytes > target) this.refusing = true;
+    this.reportLost();
+    this.resolveWaiters();
+  }
+
+  /** Logs what was given up (at most every 10 s) and queues the `records-lost` notes. */
+  private reportLost(): void {
+    const at = Date.now();
+    if (at - this.lostReported < 10_000 && this.refusing) return;
+    this.lostReported = at;
+    if (this.lost.size === 0) return;
+    const matches = [...this.lost.entries()];
+    this.lost.clear();
+    const reason = `PostgreSQL ${this.outage.down ? `unreachable for ${Math.round(this.outage.downForMs / 1000)} s` : 'too slow'}: the records held in memory reached ${Math.round(this.maxBufferedBytes / 1048576)} MiB (maxBufferedBytes)`;
+    this.error(
+      {
+        matches: matches.filter(([id]) => id !== null).map(([id, n]) => ({ match: id, ...n })),
+        looseWireRows: matches.find(([id]) => id === null)?.[1].wire ?? 0,
+        refusing: this.refusing,
+      },
+      'record store (postgres): records given up, the buffer is full; the matches are marked (event records-lost)',
+    );
+    for (const [matchId, n] of matches) {
+      if (matchId === null) continue;
+      const data = JSON.stringify({ events: n.events, wireRows: n.wire, reason });
+      const seq = this.eventSeq.get(matchId);
+      if (seq !== undefined) {
+        // Still open: the note takes the next seq of its own (later events come after it).
+        this.eventSeq.set(matchId, seq + 1);
+        this.queue.push({ t: 'event', matchId, seq: seq + 1, at, seat: null, type: 'records-lost', data });
+      } else this.queue.push({ t: 'lost', matchId, at, data });
+      this.queuedCount++;
+      this.bufferedBytes += 120 + data.length * 2;
+    }
+    this.due = this.queue.length;
+  }
+
+  /** Starts committing what is queued, after the batches before it; resolves once all of it is settled. */
   private send(): Promise<void> {
     if (this.wire.size > 0) this.wire.packAll();
     if (this.timer !== null) {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    const ops = this.queue;
-    this.queue = [];
-    if (ops.length > 0) {
-      this.chain = this.chain.then(() =>
-        this.writeBatch(ops).catch((err: unknown) => this.onWriteError(err instanceof Error ? err : new Error(String(err)))),
-      );
+    this.due = this.queue.length;
+    const upTo = this.queuedCount;
+    if (this.settledCount >= upTo) return Promise.resolve();
+    this.loop ??= this.commitLoop();
+    return new Promise((resolve) => this.waiters.push({ upTo, resolve }));
+  }
+
+  private resolveWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const waiting: typeof this.waiters = [];
+    for (const w of this.waiters) (this.settledCount >= w.upTo ? w.resolve : () => waiting.push(w))();
+    this.waiters = waiting;
+  }
+
+  /** Commits the due ops in batches of at most 5000, in order; a batch waits out an outage. */
+  private async commitLoop(): Promise<void> {
+    // `loop` is cleared in the same tick as the last look at `due`: a send() right after finds no loop and starts one.
+    try {
+      while (this.due > 0) {
+        const n = Math.min(this.due, 5000);
+        // Out of the queue: what is given up while it waits (shed) is never an op of the batch in flight.
+        const batch = this.queue.splice(0, n);
+        this.due -= n;
+        await this.commit(batch);
+        this.settledCount += n;
+        for (const op of batch) this.bufferedBytes -= sizeOf(op);
+        if (this.refusing && this.bufferedBytes < this.maxBufferedBytes / 2) {
+          this.refusing = false;
+          this.lostReported = 0;
+          this.reportLost();
+        }
+        this.resolveWaiters();
+      }
+    } finally {
+      this.loop = null;
     }
-    return this.chain;
+  }
+
+  /** One batch, tried again with backoff while the database is gone (forever, or until a closing store gives up). */
+  private async commit(batch: Op[]): Promise<void> {
+    for (let tries = 0; ; tries++) {
+      try {
+        await this.writeBatch(batch, tries > 0);
+        this.outage.ok({ queued: this.queue.length });
+        return;
+      } catch (err) {
+        const e = err instanceof Error ? err : new Error(String(err));
+        if (!isConnectionError(e)) {
+          this.onWriteError(e);
+          return;
+        }
+        this.outage.failed(e, { queued: this.queue.length + batch.length, bufferedMiB: Math.round(this.bufferedBytes / 1048576) });
+        if (this.giveUp.signal.aborted) {
+          this.giveUpQueue(e, batch);
+          return;
+        }
+        await sleep(backoffMs(this.outage.failuresInARow), this.giveUp.signal);
+      }
+    }
+  }
+
+  /** A closing store whose database stayed away: what is queued is lost, and said so at error level. */
+  private giveUpQueue(err: Error, batch: readonly Op[]): void {
+    const ops = [...batch, ...this.queue];
+    const matches = new Set<string>();
+    for (const op of ops) {
+      if (op.t === 'match' || op.t === 'finish') matches.add(op.id);
+      else if ('matchId' in op && op.matchId !== null) matches.add(op.matchId);
+    }
+    this.error(
+      { ops: ops.length, matches: [...matches], err: err.message, downForMs: this.outage.downForMs },
+      'record store (postgres): closed while the database is gone; these records are lost',
+    );
+    this.settledCount += this.queue.length;
+    for (const op of this.queue) this.bufferedBytes -= sizeOf(op);
+    this.queue = [];
+    this.due = 0;
   }
 
   drain(): Promise<void> {
@@ -264,29 +599,32 @@ export class PgRecordStore implements Records {
    * One batch in one transaction, a statement per table in the order the foreign keys need
    * (matches before their seats, events and end), each a multi-row statement over arrays.
    */
-  private async writeBatch(ops: readonly Op[]): Promise<void> {
+  private async writeBatch(ops: readonly Op[], again = false): Promise<void> {
+    // Tried again after a connection lost in the middle: a COMMIT may have gone through already.
+    const orSkip = again ? ' ON CONFLICT DO NOTHING' : '';
     const of = <T extends Op['t']>(t: T): OpOf<T>[] => ops.filter((o): o is OpOf<T> => o.t === t);
     const packs = of('wirepack');
     const packed = await Promise.all(packs.map((p) => deflate(Buffer.from(p.json))));
-    await this.transaction(async (c) => {
+    // One try: commit() waits out an outage and tries the batch again.
+    await this.transactionOnce(async (c) => {
       const matches = of('match');
       if (matches.length > 0)
         await c.query(
-          `INSERT INTO matches (id, game, seed, status, started_at, meta)
-           SELECT id, game, seed, 'running', started_at, meta FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[])
-             WITH ORDINALITY AS u(id, game, seed, started_at, meta, n) ORDER BY n`,
-          [matches.map((m) => m.id), matches.map((m) => m.game), matches.map((m) => m.seed), matches.map((m) => m.startedAt), matches.map((m) => m.meta)],
+          `INSERT INTO matches (id, game, seed, status, started_at, meta, served_by)
+           SELECT id, game, seed, 'running', started_at, meta, $6::text FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[])
+             WITH ORDINALITY AS u(id, game, seed, started_at, meta, n) ORDER BY n${orSkip}`,
+          [matches.map((m) => m.id), matches.map((m) => m.game), matches.map((m) => m.seed), matches.map((m) => m.startedAt), matches.map((m) => m.meta), this.servedBy],
         );
       const seats = of('seat');
       if (seats.length > 0)
         await c.query(
-          'INSERT INTO seats (match_id, seat, name, kind, address) SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[])',
+          `INSERT INTO seats (match_id, seat, name, kind, address) SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[])${orSkip}`,
           [seats.map((s) => s.matchId), seats.map((s) => s.seat), seats.map((s) => s.name), seats.map((s) => s.kind), seats.map((s) => s.address)],
         );
       const events = of('event');
       if (events.length > 0)
         await c.query(
-          'INSERT INTO events (match_id, seq, at, seat, type, data) SELECT * FROM unnest($1::text[], $2::int[], $3::bigint[], $4::int[], $5::text[], $6::text[])',
+          `INSERT INTO events (match_id, seq, at, seat, type, data) SELECT * FROM unnest($1::text[], $2::int[], $3::bigint[], $4::int[], $5::text[], $6::text[])${orSkip}`,
           [events.map((e) => e.matchId), events.map((e) => e.seq), events.map((e) => e.at), events.map((e) => e.seat), events.map((e) => e.type), events.map((e) => e.data)],
         );
       // Wire rows in the order they were queued (their ids are the order getMatch lists them in).
@@ -313,8 +651,16 @@ export class PgRecordStore implements Records {
       if (finishes.length > 0)
         await c.query(
           `UPDATE matches m SET status = u.status, ended_at = u.ended_at, result = u.result
-             FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) AS u(id, status, ended_at, result) WHERE m.id = u.id`,
+             FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) AS u(id, status, ended_at, result) WHERE m.id = u.id AND m.status <> 'superseded'`,
           [finishes.map((f) => f.id), finishes.map((f) => f.status), finishes.map((f) => f.endedAt), finishes.map((f) => f.result)],
+        );
+      // Notes on matches that lost records to a full buffer (docs/operations.md), each at its match's next seq.
+      for (const l of of('lost'))
+        await c.query(
+          `INSERT INTO events (match_id, seq, at, seat, type, data)
+           SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, NULL, 'records-lost', $3 FROM events WHERE match_id = $1
+           HAVING EXISTS (SELECT 1 FROM matches WHERE id = $1)`,
+          [l.matchId, l.at, l.data],
         );
       // One row per player: the last score queued wins (an upsert may not touch a row twice).
       const scores = [...new Map(of('score').map((s) => [`${s.game}\u0000${s.player}`, s])).values()];
@@ -357,7 +703,7 @@ export class PgRecordStore implements Records {
   addWireBatch(matchId: string, game: string, entries: readonly WireLine[]): void {
     if (entries.length === 0) return;
     const at = entries[0]!.at;
-    this.enqueue({ t: 'wirepack', matchId, game, at, json: packWire(at, entries) });
+    this.enqueue({ t: 'wirepack', matchId, game, at, json: packWire(at, entries), lines: entries.length });
   }
 
   finishMatch(matchId: string, end: { status: Exclude<MatchStatus, 'running'>; endedAt: number; result: unknown }): void {
@@ -596,7 +942,13 @@ export class PgRecordStore implements Records {
       );
       const done = (r.rowCount ?? 0) > 0;
       if (done) await c.query('UPDATE tournaments SET updated_at = GREATEST(updated_at, $1) WHERE id = $2', [end.at, tournamentId]);
-      return done;
+      if (done) return true;
+      // Tried again after the connection broke during COMMIT (an outage): the first try may have counted already.
+      const ours = await c.query(
+        "SELECT 1 FROM tournament_matches WHERE tournament_id = $1 AND id = $2 AND status = 'done' AND worker = $3 AND attempts = $4 AND ended_at = $5",
+        [tournamentId, id, claim.worker, claim.attempt, end.at],
+      );
+      return (ours.rowCount ?? 0) > 0;
     });
   }
 
@@ -634,6 +986,27 @@ export class PgRecordStore implements Records {
       [at, JSON.stringify({ reason }), tournamentMatch],
     );
     return r.rowCount ?? 0;
+  }
+
+  async supersedeRecordsOf(tournamentMatch: string, counted: readonly string[], at: number, reason: string): Promise<string[]> {
+    this.writable();
+    await this.drain();
+    const data = JSON.stringify({ reason, counted });
+    return this.transaction(async (c) => {
+      const ids = (
+        await c.query<{ id: string }>(
+          "UPDATE matches SET status = 'superseded' WHERE status = 'finished' AND meta::jsonb->>'tournamentMatch' = $1 AND NOT (id = ANY($2::text[])) RETURNING id",
+          [tournamentMatch, [...counted]],
+        )
+      ).rows.map((r) => r.id);
+      for (const id of ids)
+        await c.query(
+          `INSERT INTO events (match_id, seq, at, seat, type, data)
+           SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, NULL, 'superseded', $3 FROM events WHERE match_id = $1`,
+          [id, at, data],
+        );
+      return ids;
+    });
   }
 
   async listTournamentMatches(
@@ -741,18 +1114,48 @@ export class PgRecordStore implements Records {
     return Number(r.rows[0]?.bytes ?? 0);
   }
 
+  /** Whether the database is gone as far as this store saw last, and for how long (`/healthz`). */
+  databaseState(): { up: boolean; downForMs: number; bufferedBytes: number; queued: number } {
+    return { up: !this.outage.down, downForMs: this.outage.downForMs, bufferedBytes: this.bufferedBytes, queued: this.queue.length };
+  }
+
+  /** /healthz: failing while the database is gone (the games play on; their records wait in memory). */
+  health(): RecordsHealth {
+    const s = this.databaseState();
+    return s.up
+      ? { failing: false, reason: null, since: null, heldRows: 0 }
+      : { failing: true, reason: `PostgreSQL unreachable for ${Math.round(s.downForMs / 1000)} s`, since: Date.now() - s.downForMs, heldRows: s.queued };
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.mode !== 'read') {
-      await this.drain();
-      const open = [...this.eventSeq.keys()];
-      if (this.mode === 'serve' && open.length > 0)
-        await this.pool.query(
-          "UPDATE matches SET status = 'aborted', ended_at = COALESCE(ended_at, $1), result = $2 WHERE id = ANY($3::text[]) AND status = 'running'",
-          [Date.now(), JSON.stringify({ reason: SERVER_STOPPED }), open],
-        );
+    // A database that stays away does not hold up a stop for longer than closeWaitMs: then what is queued is given up (logged).
+    const deadline = setTimeout(() => this.giveUp.abort(), this.closeWaitMs);
+    deadline.unref();
+    try {
+      if (this.mode !== 'read') {
+        await this.drain();
+        const open = [...this.eventSeq.keys()];
+        if (this.mode === 'serve' && open.length > 0)
+          await this.pool
+            .query(
+              "UPDATE matches SET status = 'aborted', ended_at = COALESCE(ended_at, $1), result = $2 WHERE id = ANY($3::text[]) AND status = 'running'",
+              [Date.now(), JSON.stringify({ reason: SERVER_STOPPED }), open],
+            )
+            .catch((err: unknown) => {
+              if (!isConnectionError(err)) throw err;
+              this.error({ matches: open, err: (err as Error).message }, 'record store (postgres): could not mark the open matches aborted, the database is gone');
+            });
+      }
+    } finally {
+      clearTimeout(deadline);
+      this.closed = true;
+      this.untrackDatabase?.();
+      // The serving lock goes last: its matches are marked by now (or the next start does it).
+      const lock = this.ownerLock;
+      this.ownerLock = null;
+      await lock?.end().catch(() => undefined);
+      await this.raw.end();
     }
-    this.closed = true;
-    await this.pool.end();
   }
 }

@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { deflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { CRASH, SERVER_STOPPED } from './guard.js';
+import { LOST_EVENT, ROW_LEVEL, SqliteWriter, type DroppedRow, type WriteHealth, type WriteNotice } from './record-writer.js';
 import type { NewMatch, Records, TournamentClaim, WireLine } from './record-backend.js';
 import {
   TOURNAMENT_SELECT,
@@ -28,6 +28,8 @@ import {
  * a writer thread that inserts them in one transaction, so a busy server neither waits for the
  * disk nor for SQLite. Reads flush first and wait until the writer has committed everything
  * queued before them; `close()` does the same and then stops the writer.
+ * A batch that fails is never dropped whole (record-writer.ts): held and retried while the disk
+ * refuses writes, split row by row when a row is bad.
  * An in-memory store (tests) writes on the calling thread.
  */
 
@@ -76,7 +78,17 @@ export interface StoreOptions {
   /** How often queued writes go to the writer thread (ms). */
   flushMs?: number;
   mode?: StoreMode;
+  /**
+   * Estimated bytes of rows kept in memory while the disk refuses writes (record-writer.ts);
+   * beyond, the oldest events and wire messages are lost first (default 64 MiB).
+   */
+  maxHeldBytes?: number;
 }
+
+export type { WriteHealth, WriteNotice } from './record-writer.js';
+
+/** Held rows kept in memory while writes fail, at most (estimated bytes). */
+export const MAX_HELD_BYTES = 64 * 1024 * 1024;
 
 /** What `prune` removes: records older than a time, by game, and/or down to a size. */
 export interface PruneOptions {
@@ -170,46 +182,15 @@ const SQL = {
   event: 'INSERT INTO events (match_id, seq, at, seat, type, data) VALUES (?, ?, ?, ?, ?, ?)',
   wire: 'INSERT INTO wire (match_id, game, conn, at, dir, data) VALUES (?, ?, ?, ?, ?, ?)',
   wirepack: 'INSERT INTO wire (match_id, game, conn, at, dir, data) VALUES (?, ?, ?, ?, ?, ?)',
-  finish: 'UPDATE matches SET status = ?, ended_at = ?, result = ? WHERE id = ?',
+  // A superseded record stays so (a retried batch must not make it count again).
+  finish: "UPDATE matches SET status = ?, ended_at = ?, result = ? WHERE id = ? AND status <> 'superseded'",
   score: `INSERT INTO scores (game, player, points, updated_at) VALUES (?, ?, ?, ?)
           ON CONFLICT (game, player) DO UPDATE SET points = excluded.points, updated_at = excluded.updated_at`,
+  // The note on an ended match some of whose rows were lost while the disk was full (record-writer.ts).
+  lost: `INSERT INTO events (match_id, seq, at, seat, type, data)
+         SELECT ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE match_id = ?), ?, NULL, 'records-lost', ?
+         WHERE EXISTS (SELECT 1 FROM matches WHERE id = ?)`,
 } as const;
-
-/** The writer thread (plain JS, so it runs the same from src/ under tests and from dist/). */
-const WRITER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file);
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL');
-db.pragma('foreign_keys = ON');
-const stmts = {};
-for (const [name, sql] of Object.entries(workerData.sql)) stmts[name] = db.prepare(sql);
-const done = new Int32Array(workerData.done);
-const { deflateRawSync } = require('node:zlib');
-// 'wirepack': a packed batch of wire messages (JSON), deflated here, off the game loop.
-const write = db.transaction((ops) => {
-  for (const [name, ...args] of ops) {
-    if (name === 'wirepack') args[5] = deflateRawSync(args[5]);
-    stmts[name].run(...args);
-  }
-});
-parentPort.on('message', (m) => {
-  if (m.ops.length) {
-    try { write(m.ops); } catch (err) { parentPort.postMessage({ error: String(err && err.message || err) }); }
-  }
-  if (m.close) db.close();
-  Atomics.store(done, 0, m.seq);
-  Atomics.notify(done, 0);
-});
-`;
-
-/** Atomics.waitAsync (Node ≥ 16; typed only from lib ES2024). */
-const waitAsync = (
-  Atomics as unknown as {
-    waitAsync(array: Int32Array, index: number, value: number, timeoutMs: number): { async: false; value: string } | { async: true; value: Promise<string> };
-  }
-).waitAsync;
 
 export class RecordStore implements Records {
   readonly kind = 'sqlite' as const;
@@ -219,13 +200,9 @@ export class RecordStore implements Records {
   private readonly eventSeq = new Map<string, number>();
   private closed = false;
   private readonly stmts: Record<keyof typeof SQL, Database.Statement>;
-  private readonly writer: Worker | null = null;
-  private readonly done = new Int32Array(new SharedArrayBuffer(4));
-  private sent = 0;
+  private readonly writer: SqliteWriter | null = null;
   /** Wire messages of running matches not yet packed into a row. */
   private readonly wire = new WireGatherer((matchId, game, entries) => this.addWireBatch(matchId, game, entries));
-  /** Drains under way: the writer stays referenced (keeps the process alive) while any waits. */
-  private draining = 0;
 
   private readonly flushMs: number;
   readonly mode: StoreMode;
@@ -267,15 +244,20 @@ export class RecordStore implements Records {
     // crash or a kill (a clean stop marks its own). A reader must never touch live matches.
     if (this.mode === 'serve') this.recovered = this.abortRunning(CRASH);
     if (!memory) {
-      this.writer = new Worker(WRITER, {
-        eval: true,
-        workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), sql: SQL, done: this.done.buffer },
+      this.writer = new SqliteWriter({
+        file,
+        driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+        sql: SQL,
+        maxHeldBytes: o.maxHeldBytes ?? MAX_HELD_BYTES,
+        notify: (n) => this.onWriteNotice(n),
+        lostNote: (id, data, at) => {
+          // Still open: the note takes the next seq of its own (later events come after it).
+          const seq = this.eventSeq.get(id);
+          if (seq === undefined) return ['lost', id, id, at, data, id];
+          this.eventSeq.set(id, seq + 1);
+          return ['event', id, seq + 1, at, null, LOST_EVENT, data];
+        },
       });
-      this.writer.on('message', (m: { error?: string }) => {
-        if (m.error !== undefined) this.onWriteError(new Error(m.error));
-      });
-      this.writer.on('error', (err) => this.onWriteError(err));
-      this.writer.unref();
     }
   }
 
@@ -335,7 +317,7 @@ export class RecordStore implements Records {
     } finally {
       this.closed = true;
       if (this.mode !== 'read') this.abortRunning(CRASH);
-      void this.writer?.terminate();
+      this.writer?.terminate();
       this.db.close();
       this.releaseLock();
     }
@@ -345,6 +327,23 @@ export class RecordStore implements Records {
   onWriteError: (err: Error) => void = (err) => {
     process.stderr.write(`record store: write failed: ${err.message}\n`);
   };
+
+  /**
+   * What the writes go through (record-writer.ts): writes failing and rows held, recovered,
+   * rows dropped or lost. By default each but `recovered` goes to `onWriteError`; `serve` logs them.
+   */
+  onWriteNotice: (n: WriteNotice) => void = (n) => {
+    if (n.kind === 'recovered') process.stderr.write(`record store: writing again after ${n.downMs} ms (${n.rows} held rows written)\n`);
+    else this.onWriteError(new Error(describeNotice(n)));
+  };
+
+  /** How writes are doing: failing (with the reason) while the disk refuses them (/healthz, /metrics). */
+  health(): WriteHealth {
+    return this.writer?.health() ?? { failing: false, reason: null, since: null, heldRows: 0, heldBytes: 0, retried: 0, dropped: this.droppedRows, lost: 0 };
+  }
+
+  /** Rows an in-memory store dropped (its writes run here, row by row after a bad row). */
+  private droppedRows = 0;
 
   static newMatchId(game: string, now = Date.now()): string {
     return newMatchId(game, now);
@@ -386,57 +385,59 @@ export class RecordStore implements Records {
     const ops = this.queue;
     this.queue = [];
     if (this.writer) {
-      if (ops.length === 0 && !close) return;
-      this.writer.postMessage({ ops, seq: ++this.sent, close });
+      this.writer.post(ops, close);
       return;
     }
     if (ops.length === 0) return;
-    this.db.transaction(() => {
-      for (const [name, ...args] of ops) {
-        if (name === 'wirepack') args[5] = deflateRawSync(args[5] as string);
-        this.stmts[name].run(...args);
-      }
-    })();
+    const run = ([name, ...args]: Op): void => {
+      if (name === 'wirepack') args[5] = deflateRawSync(args[5] as string);
+      this.stmts[name].run(...args);
+    };
+    try {
+      this.db.transaction(() => {
+        for (const op of ops) run(op);
+      })();
+    } catch (err) {
+      if (!isRowLevel(err)) throw err;
+      // As the writer thread does: row by row, so one bad row does not take the good ones with it.
+      const one = this.db.transaction(run);
+      const sample: DroppedRow[] = [];
+      let dropped = 0;
+      this.db.transaction(() => {
+        for (const op of ops) {
+          try {
+            one(op);
+          } catch (e) {
+            if (!isRowLevel(e)) throw e;
+            dropped++;
+            if (sample.length < 20) sample.push({ op: op[0], matchId: typeof op[1] === 'string' ? op[1] : null, code: errorCode(e), message: (e as Error).message });
+          }
+        }
+      })();
+      this.droppedRows += dropped;
+      this.onWriteNotice({ kind: 'dropped', rows: dropped, sample });
+    }
   }
 
   /**
    * Waits until everything queued so far is committed, blocking (reads need their rows). The
    * limit only guards against a dead writer: servers drain asynchronously when they stop, so a
-   * close after that has little left to wait for.
+   * close after that has little left to wait for. While writes fail (a full disk), it waits only
+   * until the writer has held them (record-writer.ts), never for the outage to end.
    */
   flush(close = false): void {
     this.send(close);
-    if (!this.writer) return;
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      const done = Atomics.load(this.done, 0);
-      if (done >= this.sent) return;
-      if (Date.now() > deadline) throw new Error('record store: the writer did not finish in 120 s');
-      Atomics.wait(this.done, 0, done, 1000);
-    }
+    this.writer?.wait();
   }
 
   /**
    * Resolves once everything queued so far is committed, without blocking the event loop: a
    * server stopping after heavy load waits for a busy disk rather than giving up on its records.
+   * While writes fail, once they are held instead (`close` tries them once more).
    */
   async drain(): Promise<void> {
     this.send();
-    if (!this.writer) return;
-    const target = this.sent;
-    // A pending waitAsync does not keep the process alive: the writer does, while anyone waits.
-    const writer = this.writer;
-    if (this.draining++ === 0) writer.ref();
-    try {
-      for (;;) {
-        const done = Atomics.load(this.done, 0);
-        if (done >= target) return;
-        const waited = waitAsync(this.done, 0, done, 1000);
-        if (waited.async) await waited.value;
-      }
-    } finally {
-      if (--this.draining === 0) writer.unref();
-    }
+    await this.writer?.drain();
   }
 
   startMatch(input: NewMatch): string {
@@ -746,6 +747,33 @@ export class RecordStore implements Records {
     );
   }
 
+  supersedeRecordsOf(tournamentMatch: string, counted: readonly string[], at: number, reason: string): string[] {
+    this.flush();
+    const keep = new Set(counted);
+    const data = JSON.stringify({ reason, counted });
+    return this.writeNow(() =>
+      this.db.transaction(() => {
+        const ids = (
+          this.db
+            .prepare("SELECT id FROM matches WHERE status = 'finished' AND json_extract(meta, '$.tournamentMatch') = ?")
+            .all(tournamentMatch) as { id: string }[]
+        )
+          .map((r) => r.id)
+          .filter((id) => !keep.has(id));
+        const mark = this.db.prepare("UPDATE matches SET status = 'superseded' WHERE id = ? AND status = 'finished'");
+        const event = this.db.prepare(
+          `INSERT INTO events (match_id, seq, at, seat, type, data)
+           SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, NULL, 'superseded', ? FROM events WHERE match_id = ?`,
+        );
+        for (const id of ids) {
+          mark.run(id);
+          event.run(id, at, data, id);
+        }
+        return ids;
+      })(),
+    );
+  }
+
   /** By round and index; `entrant`: only matches with a seat of that name. */
   listTournamentMatches(tournamentId: string, options: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined } = {}): TournamentMatchRecord[] {
     if (!this.hasTournaments) return [];
@@ -806,10 +834,15 @@ export class RecordStore implements Records {
     }
     this.flush(true);
     this.closed = true;
-    void this.writer?.terminate();
+    this.writer?.terminate();
     // A clean stop: the servers have recorded how their matches ended; anything still open
     // stopped with the server (a crash says `crash` instead, on the next start).
-    if (this.mode === 'serve') this.abortRunning(SERVER_STOPPED);
+    try {
+      if (this.mode === 'serve') this.abortRunning(SERVER_STOPPED);
+    } catch (err) {
+      // A full disk: the next start marks them (reason `crash`); the store still closes and lets go.
+      this.onWriteError(new Error(`could not mark the matches still running aborted: ${(err as Error).message}`));
+    }
     this.db.close();
     this.releaseLock();
   }
@@ -915,5 +948,30 @@ export class RecordStore implements Records {
       .prepare('SELECT seat, name, kind, address FROM seats WHERE match_id = ? ORDER BY seat')
       .all(r.id) as SeatRecord[];
     return toMatchRecord(r, seats);
+  }
+}
+
+const errorCode = (err: unknown): string => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : 'ERROR';
+};
+
+/** A failure that is about a row (a constraint, a value), not about the disk or the file. */
+function isRowLevel(err: unknown): boolean {
+  const code = errorCode(err);
+  return !code.startsWith('SQLITE_') || ROW_LEVEL.test(code);
+}
+
+/** One line for a notice (the default `onWriteNotice` and `serve`'s log message). */
+export function describeNotice(n: WriteNotice): string {
+  switch (n.kind) {
+    case 'failing':
+      return `writes fail (${n.code}: ${n.message}); ${n.heldRows} rows held in memory and retried${n.downMs > 0 ? `, failing for ${Math.round(n.downMs / 1000)} s` : ''}`;
+    case 'recovered':
+      return `writing again after ${Math.round(n.downMs / 1000)} s; ${n.rows} held rows written`;
+    case 'dropped':
+      return `${n.rows} rows dropped for a row-level error (${n.sample.map((d) => `${d.op} ${d.matchId ?? ''}: ${d.code}`).join('; ')}); the rest of the batch was written`;
+    case 'lost':
+      return `${n.rows} rows of ${n.matches} matches lost: ${n.why}${n.marked > 0 ? ` (${n.marked} matches noted with an event ${LOST_EVENT})` : ''}; matches: ${n.matchIds.join(', ')}`;
   }
 }

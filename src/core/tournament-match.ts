@@ -1,4 +1,5 @@
 import type { Logger } from './log.js';
+import type { PortRange } from './ports.js';
 import type { Records } from './record-backend.js';
 
 /**
@@ -128,8 +129,17 @@ export interface TournamentSupport {
   bots: readonly TournamentBotInfo[];
   /** Problems with a bot entrant's name or options, one line each (empty when fine). */
   checkBot(bot: string, options: Readonly<Record<string, unknown>>): string[];
-  /** Starts the game's server (on 127.0.0.1, an ephemeral port) recording into `store`. */
-  open(context: { store: Records; log: Logger }): Promise<TournamentArena>;
+  /**
+   * How a program reaches this game, for the preflight's smoke start (src/tournament/preflight.ts):
+   * it connects over TCP to `{port}`, sends datagrams to `{port}` (UDP), or is a Connect Four peer
+   * (listens on `{port}`, may invite `{invite}`). Absent: no smoke start, only the static checks.
+   */
+  readonly smoke?: 'tcp' | 'udp' | 'peer';
+  /**
+   * Starts the game's server (on 127.0.0.1, an ephemeral port, or one of `ports`: every socket the
+   * arena listens on is in that range) recording into `store`.
+   */
+  open(context: { store: Records; log: Logger; ports?: PortRange | null }): Promise<TournamentArena>;
 }
 
 /** How a program ended, as a seat's note says it ("exited with code 1", "was stopped by its cpu limit"). */

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { UsageError } from '../core/errors.js';
 import { workerUrl } from '../core/worker-url.js';
 
 /**
@@ -77,8 +78,15 @@ export interface BoxPlan {
 
 let bwrapPath: string | null | undefined;
 
+/** SPIELHALLE_BWRAP names a bwrap elsewhere (a build of its own, a Nix store path); alone then. */
+export const BWRAP_ENV = 'SPIELHALLE_BWRAP';
+
 export function findBwrap(): string | null {
-  if (bwrapPath === undefined) bwrapPath = ['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'].find((p) => existsSync(p)) ?? null;
+  if (bwrapPath === undefined) {
+    const chosen = process.env[BWRAP_ENV];
+    const candidates = chosen !== undefined && chosen !== '' ? [chosen] : ['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'];
+    bwrapPath = candidates.find((p) => existsSync(p)) ?? null;
+  }
   return bwrapPath;
 }
 
@@ -91,6 +99,8 @@ let probed: { ok: true } | { ok: false; why: string } | undefined;
 export function bwrapWorks(): { ok: true } | { ok: false; why: string } {
   if (probed !== undefined) return probed;
   const bwrap = findBwrap();
+  const chosen = process.env[BWRAP_ENV];
+  if (bwrap === null && chosen !== undefined && chosen !== '') return (probed = { ok: false, why: `${BWRAP_ENV}=${chosen}: no such file` });
   if (bwrap === null) return (probed = { ok: false, why: 'bubblewrap is not installed (Debian: apt-get install bubblewrap)' });
   const asRoot = process.getuid?.() === 0;
   const r = spawnSync(bwrap, ['--unshare-all', '--die-with-parent', '--new-session', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '/bin/true'], {
@@ -101,6 +111,16 @@ export function bwrapWorks(): { ok: true } | { ok: false; why: string } {
   if (r.error !== undefined) return (probed = { ok: false, why: `bwrap could not be run: ${r.error.message}` });
   if (r.status !== 0) return (probed = { ok: false, why: `bwrap cannot create namespaces here: ${(r.stderr || `exit ${String(r.status)}`).trim()}` });
   return (probed = { ok: true });
+}
+
+/**
+ * For a runner that plays whatever tournament comes (a distributed worker): refuses to start where
+ * entrant programs cannot be boxed, since each of them would otherwise lose its match unplayed.
+ */
+export function requireBoxes(who: string): void {
+  const works = bwrapWorks();
+  if (!works.ok)
+    throw new UsageError(`${who} cannot box entrant programs: ${works.why}. Install bubblewrap (spielhalle doctor says what this machine gives); without boxes a program's matches would be lost unplayed`);
 }
 
 let nextBox = 0;

@@ -1,5 +1,6 @@
 import { sandboxSupport } from '../tournament/sandbox.js';
 import { bwrapWorks, findBwrap } from './box.js';
+import { describeCgroups } from './cgroup.js';
 
 /**
  * `spielhalle doctor`: what this machine gives a tournament's programs. Without boxes, command
@@ -16,6 +17,7 @@ export function doctorLines(): { ok: boolean; lines: string[] } {
     `CPU limit: RLIMIT_CPU through ${limits.prlimit ? 'prlimit' : 'sh ulimit'}; memory and CPU of the whole process tree sampled every 200 ms`,
     `programs die with the runner: ${limits.pdeathsig ? 'yes (setpriv --pdeathsig' + (box.ok ? ', bwrap --die-with-parent)' : ')') : box.ok ? 'yes (bwrap --die-with-parent)' : 'no (install util-linux setpriv)'}`,
     `processes per box: ${asRoot && box.ok ? 'capped (RLIMIT_NPROC of its own uid)' : 'not capped (run the tournament as root for a uid per box)'}`,
+    describeCgroups(),
   ];
   return { ok: box.ok, lines };
 }

@@ -37,7 +37,7 @@ if (socketPath === undefined || specText === undefined || dashes !== '--' || pro
 const spec = JSON.parse(specText) as Spec;
 
 function listenTcp(port: number): Promise<void> {
-  const server = createServer({ allowHalfOpen: true }, (inside: Socket) => {
+  const server = createServer({ allowHalfOpen: true, noDelay: true }, (inside: Socket) => {
     const outside = connect({ path: socketPath!, allowHalfOpen: true });
     outside.write(`${JSON.stringify({ tcp: port })}\n`);
     inside.pipe(outside);

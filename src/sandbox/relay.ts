@@ -101,7 +101,7 @@ export class BoxRelay {
       this.events.onRefused?.(`tcp ${port}`);
       return void inside.destroy();
     }
-    const game = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+    const game = connect({ host: '127.0.0.1', port, allowHalfOpen: true, noDelay: true });
     this.sockets.add(game);
     game.on('close', () => this.sockets.delete(game));
     game.once('connect', () => {

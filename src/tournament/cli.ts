@@ -6,12 +6,13 @@ import { Option } from 'commander';
 import { loadSettings, recordsFile, recordsWhere, type Settings } from '../config.js';
 import { commandLogLevel } from '../core/command-log.js';
 import { UsageError } from '../core/errors.js';
-import { createLogger } from '../core/log.js';
+import { createLogger, silentLogger } from '../core/log.js';
 import type { Records } from '../core/record-backend.js';
 import { RecordStore } from '../core/records.js';
 import { GAMES } from '../games/registry.js';
 import type { GameModule } from '../games/types.js';
 import {
+  checkIsolation,
   createTournament,
   DEFAULT_LEASE_SECONDS,
   runTournament,
@@ -20,7 +21,9 @@ import {
   type TournamentProgress,
 } from './coordinator.js';
 import { openDatabaseRecords } from '../records-open.js';
-import { formatError, parseTournament } from './file.js';
+import { formatError, formatWarning, parseTournament, type TournamentSpec } from './file.js';
+import { parsePortRange, type PortRange } from '../core/ports.js';
+import { preflight, problemLine } from './preflight.js';
 import type { LifeLock, MatchQueue } from './queue.js';
 import { formatStandings, formatStatus, matchLine, progressLine } from './report.js';
 import { matchesCsv, standingsCsv, standingsJson } from './standings.js';
@@ -62,11 +65,20 @@ function settingsOf(cmd: Command): Settings {
  */
 async function openStore(cmd: Command, mode: 'read' | 'write' | 'serve'): Promise<Records> {
   const settings = settingsOf(cmd);
-  if (settings.database.url !== '') return openDatabaseRecords(settings, mode);
+  // run and resume wait for a database that is not there yet; the reading commands exit 75.
+  if (settings.database.url !== '') return openDatabaseRecords(settings, mode, { wait: mode !== 'read' });
   const file = recordsFile(settings);
-  if (mode === 'read' && !existsSync(file))
-    throw new UsageError(`no record store at ${file} (wrong --data-dir?)`);
+  if (mode === 'read' && !existsSync(file)) throw new UsageError(noStoreMessage(file));
   return new RecordStore(file, { mode });
+}
+
+/**
+ * No SQLite file where the settings point: a wrong data directory, or records that are in
+ * PostgreSQL, which this command was not told about (a tournament run with --database or with a
+ * settings file that another command here did not get).
+ */
+function noStoreMessage(file: string): string {
+  return `no record store at ${file}: wrong --data-dir? If the tournament's records are in PostgreSQL, say where: tournament --database postgres://… (or the settings key database.url, with --config <settings file>, or SPIELHALLE_DATABASE_URL)`;
 }
 
 async function withStore<T>(cmd: Command, mode: 'read' | 'write', use: (store: Records) => T | Promise<T>): Promise<T> {
@@ -175,9 +187,10 @@ async function play(cmd: Command, store: Records, id: string, mode: PlayMode): P
       const { jobsSchema, MatchQueue } = await import('./queue.js');
       const { runQueuedTournament } = await import('./distributed.js');
       const t = await store.getTournament(id);
-      queue = await MatchQueue.open(
-        { url: settings.database.url, schema: jobsSchema(settings.database.schema), applicationName: 'spielhalle coordinator' },
+      queue = await MatchQueue.openWhenReachable(
+        { url: settings.database.url, schema: jobsSchema(settings.database.schema), applicationName: 'spielhalle coordinator', log },
         t === null ? [] : [t.game],
+        stop.signal,
       );
       queue.onError((err) => log.warn({ err }, 'queue maintenance failed'));
       process.stderr.write(
@@ -199,6 +212,7 @@ async function play(cmd: Command, store: Records, id: string, mode: PlayMode): P
         signal: stop.signal,
         onProgress: (p) => reporter.update(p),
         workDir: settings.dataDir,
+        ports: portsOf(settings),
         ...(mode.parallel === undefined ? {} : { parallel: mode.parallel }),
         force: mode.force,
       });
@@ -225,6 +239,51 @@ async function play(cmd: Command, store: Records, id: string, mode: PlayMode): P
   }
 }
 
+/**
+ * Reads and checks a tournament file, then its entrants (preflight.ts): every problem of the file
+ * and then of every entrant is printed, and a UsageError (exit 2) says that nothing was started.
+ * A relative cwd is the file's neighbour, wherever the run (or a later resume) starts from.
+ */
+async function checkedFile(cmd: Command, file: string, outcome = 'nothing started'): Promise<{ spec: TournamentSpec; text: string }> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const parsed = parseTournament(text, { file });
+  for (const w of parsed.warnings) process.stderr.write(`${formatWarning(w)}\n`);
+  if (!parsed.ok) {
+    for (const e of parsed.errors) process.stderr.write(`${formatError(e)}\n`);
+    throw new UsageError(`${file}: ${parsed.errors.length} problem${parsed.errors.length === 1 ? '' : 's'}, ${outcome}`);
+  }
+  const base = dirname(resolve(file));
+  const spec: TournamentSpec = {
+    ...parsed.spec,
+    entrants: parsed.spec.entrants.map((e) => (e.kind === 'command' && e.cwd !== undefined ? { ...e, cwd: resolve(base, e.cwd) } : e)),
+  };
+  if (games.find((g) => g.name === spec.game)?.tournament === undefined)
+    throw new UsageError(`${file}: ${spec.game} cannot play tournaments here`);
+  // A machine without boxes: one line for all (as the run would say it), not one per entrant.
+  checkIsolation(spec, silentLogger);
+  const problems = await preflight(spec, { games, ports: portsOf(settingsOf(cmd)) });
+  if (problems.length > 0) {
+    for (const p of problems) process.stderr.write(`${problemLine(p)}\n`);
+    const bad = new Set(problems.map((p) => p.entrant)).size;
+    throw new UsageError(`${file}: ${bad} entrant${bad === 1 ? '' : 's'} cannot play, ${outcome}`);
+  }
+  return { spec, text };
+}
+
+/** The settings' `tournaments.ports` as a range (checked when the settings were read). */
+function portsOf(settings: Settings): PortRange | null {
+  const text = settings.tournaments.ports;
+  if (text === '') return null;
+  const range = parsePortRange(text);
+  if (typeof range === 'string') throw new UsageError(`tournaments.ports: ${range}`);
+  return range;
+}
+
 export function registerTournamentCommands(program: Command): void {
   const tournament = program
     .command('tournament')
@@ -248,29 +307,7 @@ export function registerTournamentCommands(program: Command): void {
         local: opts.local === true,
         leaseSeconds: secondsOption(opts.lease, '--lease'),
       };
-      let text: string;
-      try {
-        text = readFileSync(file, 'utf8');
-      } catch (err) {
-        throw new UsageError(
-          `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-        );
-      }
-      const parsed = parseTournament(text, { file });
-      if (!parsed.ok) {
-        for (const e of parsed.errors) process.stderr.write(`${formatError(e)}\n`);
-        throw new UsageError(
-          `${file}: ${parsed.errors.length} problem${parsed.errors.length === 1 ? '' : 's'}, nothing started`,
-        );
-      }
-      // A relative cwd is the file's neighbour, wherever the run (or a later resume) starts from.
-      const base = dirname(resolve(file));
-      const spec = {
-        ...parsed.spec,
-        entrants: parsed.spec.entrants.map((e) =>
-          e.kind === 'command' && e.cwd !== undefined ? { ...e, cwd: resolve(base, e.cwd) } : e,
-        ),
-      };
+      const { spec, text } = await checkedFile(cmd, file);
       const store = await openStore(cmd, 'write');
       try {
         let id: string;
@@ -281,12 +318,24 @@ export function registerTournamentCommands(program: Command): void {
         }
         const t = await store.getTournament(id);
         process.stderr.write(
-          `tournament ${id}: ${parsed.spec.name}, ${parsed.spec.game} ${parsed.spec.format}, ${parsed.spec.entrants.length} entrants, ${t?.total ?? 0} matches${parsed.spec.format === 'swiss' ? ` in round 1 of ${parsed.spec.rounds}` : ''} (Ctrl-C stops it; resume with: spielhalle tournament resume ${id})\n`,
+          `tournament ${id}: ${spec.name}, ${spec.game} ${spec.format}, ${spec.entrants.length} entrants, ${t?.total ?? 0} matches${spec.format === 'swiss' ? ` in round 1 of ${spec.rounds}` : ''} (Ctrl-C stops it; resume with: spielhalle tournament resume ${id})\n`,
         );
         process.exitCode = await play(cmd, store, id, mode);
       } finally {
         await store.close();
       }
+    });
+
+  tournament
+    .command('check')
+    .description("check a tournament file and its entrants (programs found and executable, a short smoke start) without playing: exit 0 when it can run, 2 when not")
+    .argument('<file>', 'the tournament file (docs/tournaments.md)')
+    .action(async (file: string, _opts: unknown, cmd: Command) => {
+      const { spec } = await checkedFile(cmd, file, 'the tournament cannot run');
+      const programs = spec.entrants.filter((e) => e.kind === 'command').length;
+      process.stdout.write(
+        `${file}: ok: ${spec.game} ${spec.format}, ${spec.entrants.length} entrants (${programs} program${programs === 1 ? '' : 's'} found and started)\n`,
+      );
     });
 
   tournament
@@ -306,7 +355,7 @@ export function registerTournamentCommands(program: Command): void {
       };
       const settings = settingsOf(cmd);
       if (settings.database.url === '' && !existsSync(recordsFile(settings)))
-        throw new UsageError(`no record store at ${recordsFile(settings)} (wrong --data-dir?)`);
+        throw new UsageError(noStoreMessage(recordsFile(settings)));
       const store = await openStore(cmd, 'write');
       try {
         await existing(store, id);
@@ -409,6 +458,8 @@ export function registerWorkerCommand(program: Command): void {
       const settings = loadSettings({ flags, file: global.config }).config;
       if (settings.database.url === '')
         throw new UsageError('a worker needs the records in PostgreSQL: --database postgres://… or the database.url setting');
+      // The arenas listen in the settings' range as a tournament run on one machine does (issue #33).
+      const ports = portsOf(settings);
       const playable = games.filter((g) => g.tournament);
       let chosen = playable;
       if (opts.games !== undefined) {
@@ -419,14 +470,15 @@ export function registerWorkerCommand(program: Command): void {
         chosen = playable.filter((g) => names.includes(g.name));
       }
       const log = createLogger({ level: commandLogLevel(cmd, 'warn'), file: settings.logFile || undefined });
+      // Before anything else: a worker that cannot box programs must not take their matches.
+      const { requireBoxes } = await import('../sandbox/box.js');
+      requireBoxes('this worker');
+      const { cgroupSupport } = await import('../sandbox/cgroup.js');
       const { jobsSchema, LifeLock, MatchQueue, newWorkerId } = await import('./queue.js');
       const { runWorker } = await import('./worker.js');
       const worker = newWorkerId();
       const stop = new AbortController();
       let exitCode = 0;
-      const store: Records = await openDatabaseRecords(settings, 'serve');
-      let queue: MatchQueue | null = null;
-      let lock: LifeLock | null = null;
       const onSignal = (signal: NodeJS.Signals) => {
         if (stop.signal.aborted) {
           process.stderr.write(`\n${signal} again: leaving now; the queue gives this worker's matches to others after their lease\n`);
@@ -438,20 +490,48 @@ export function registerWorkerCommand(program: Command): void {
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
+      // A database that is not there yet is waited for (logged, with backoff), not an exit (issue #31).
+      let store: Records;
       try {
-        queue = await MatchQueue.open(
-          { url: settings.database.url, schema: jobsSchema(settings.database.schema), applicationName: `spielhalle worker ${worker}`.slice(0, 63) },
+        store = await openDatabaseRecords(settings, 'serve', { wait: true, log, signal: stop.signal });
+      } catch (err) {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        if (stop.signal.aborted) {
+          process.exitCode = 130;
+          return;
+        }
+        throw err;
+      }
+      let queue: MatchQueue | null = null;
+      let lock: LifeLock | null = null;
+      try {
+        queue = await MatchQueue.openWhenReachable(
+          { url: settings.database.url, schema: jobsSchema(settings.database.schema), applicationName: `spielhalle worker ${worker}`.slice(0, 63), log },
           chosen.map((g) => g.name),
+          stop.signal,
         );
         queue.onError((err) => log.warn({ err }, 'queue maintenance failed'));
-        lock = await LifeLock.take(settings.database.url, `worker:${worker}`, (err) => {
-          log.error({ err }, 'lost the connection to PostgreSQL: the coordinator gives this worker’s matches to others');
-          process.stderr.write(`worker ${worker}: lost its PostgreSQL session (${err.message}); stopping\n`);
-          exitCode = 1;
-          stop.abort();
-        });
+        // Lost in an outage, the life lock is taken again once the database is back; only someone
+        // else holding it then (impossible for a worker id) ends the worker.
+        lock = await LifeLock.takeWhenReachable(
+          settings.database.url,
+          `worker:${worker}`,
+          (err) => {
+            log.error({ err }, 'lost the life lock for good: the coordinator gives this worker’s matches to others');
+            process.stderr.write(`worker ${worker}: lost its PostgreSQL life lock (${err.message}); stopping\n`);
+            exitCode = 1;
+            stop.abort();
+          },
+          {
+            log,
+            onDown: (err) => process.stderr.write(`worker ${worker}: PostgreSQL gone (${err.message}); matches in play go on, waiting for it\n`),
+            onBack: (ms) => process.stderr.write(`worker ${worker}: PostgreSQL back after ${(ms / 1000).toFixed(1)} s\n`),
+          },
+          stop.signal,
+        );
         process.stderr.write(
-          `worker ${worker}: ${chosen.map((g) => g.name).join(', ')}, ${concurrency} at a time, records in ${recordsWhere(settings)} (Ctrl-C stops it)\n`,
+          `worker ${worker}: ${chosen.map((g) => g.name).join(', ')}, ${concurrency} at a time, records in ${recordsWhere(settings)}, programs in boxes (cgroup limits: ${cgroupSupport().kind}) (Ctrl-C stops it)\n`,
         );
         await runWorker({
           store,
@@ -460,12 +540,16 @@ export function registerWorkerCommand(program: Command): void {
           games: chosen,
           concurrency: concurrency ?? 1,
           workDir: settings.dataDir,
+          ports,
           log,
           signal: stop.signal,
           onMatch: (e) => {
             if (e.outcome !== 'skipped') process.stderr.write(`${e.outcome}: ${e.tournament} ${e.match}\n`);
           },
         });
+      } catch (err) {
+        // Stopped while it waited for the database at start: a stop, not a failure.
+        if (!stop.signal.aborted) throw err;
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

@@ -1,13 +1,14 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../core/log.js';
+import type { PortRange } from '../core/ports.js';
 import type { ProgramOutput, TournamentMatchRecord } from '../core/records.js';
 import type { Records } from '../core/record-backend.js';
 import type { TournamentArena, TournamentSupport } from '../core/tournament-match.js';
 import { GAMES } from '../games/registry.js';
 import type { GameModule } from '../games/types.js';
 import type { TournamentSpec } from './file.js';
-import { annotateRecords, byeResult, playScheduledMatch, type PlayedMatch } from './play-match.js';
+import { annotateRecords, byeResult, openArena, playScheduledMatch, supersedeEarlier, type PlayedMatch } from './play-match.js';
 import { sandboxPrograms, type ProgramFactory } from './programs.js';
 import { killLeftoverGroups } from './sandbox.js';
 import { bwrapWorks } from '../sandbox/box.js';
@@ -65,6 +66,8 @@ export interface RunOptions {
   force?: boolean;
   /** How external programs are started (default: the sandbox with the entrant's limits). */
   programs?: ProgramFactory;
+  /** Ports the arena listens on when the tournament file names none (settings `tournaments.ports`). */
+  ports?: PortRange | null;
   now?: () => number;
 }
 
@@ -307,7 +310,11 @@ export async function runTournament(
     records: string[],
     output: ProgramOutput[],
   ): Promise<MatchResult> => {
-    await store.finishTournamentMatch(id, m.id, { at: now(), result, records, output });
+    const at = now();
+    await store.finishTournamentMatch(id, m.id, { at, result, records, output });
+    // An earlier attempt (a run that was killed, a cut-off try) may have left finished game records
+    // of this match: they did not count. (A first attempt has none: no search through the records.)
+    if (m.attempts > 0 || failures.has(m.id)) await supersedeEarlier(store, `${id}/${m.id}`, records, at, log);
     results.push(result);
     doneThisRun++;
     return result;
@@ -368,7 +375,7 @@ export async function runTournament(
   await store.setTournamentStatus(id, 'running', now());
   let arena: TournamentArena;
   try {
-    arena = await support.open({ store, log });
+    arena = await openArena(support, spec, { store, log, ports: options.ports });
   } catch (err) {
     options.signal?.removeEventListener('abort', onAbort);
     return fail(`the ${spec.game} server did not start: ${(err as Error).message}`);

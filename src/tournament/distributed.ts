@@ -16,7 +16,8 @@ import {
   type TournamentProgress,
 } from './coordinator.js';
 import type { TournamentSpec } from './file.js';
-import { LifeLock, pauseFor, type MatchQueue, type QueuedJob } from './queue.js';
+import { recentlyDown } from '../core/pg-outage.js';
+import { LifeLock, OUTAGE_GRACE_MS, pauseFor, type MatchQueue, type QueuedJob } from './queue.js';
 import { computeStandings, type MatchResult } from './standings.js';
 
 /**
@@ -90,10 +91,18 @@ export async function runQueuedTournament(store: Records, id: string, options: Q
 
   const stop = new AbortController();
   const lost: { err: Error | null } = { err: null };
-  const lock = await LifeLock.take(options.url, `coordinator:${id}`, (err) => {
-    lost.err = err;
-    stop.abort();
-  });
+  // Lost only for good when another coordinator holds it after an outage; an outage alone is ridden
+  // out: the store's and the queue's calls wait for the database and the watching goes on after it.
+  const lock = await LifeLock.take(
+    options.url,
+    `coordinator:${id}`,
+    (err) => {
+      lost.err = err;
+      stop.abort();
+    },
+    10_000,
+    { log },
+  );
   if (lock === null) throw new CoordinatedElsewhereError(`tournament ${id} is coordinated by another process already`);
   const onAbort = () => stop.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -146,7 +155,8 @@ export async function runQueuedTournament(store: Records, id: string, options: Q
       // A worker that died between taking a job and claiming its match (or between recording the
       // result and completing the job) leaves the job in play with no one on it: the match is
       // still pending (or done already) long after a worker would have claimed it (or completed it).
-      const stale = await queue.activeSince(game, id, STALE_JOB_SECONDS);
+      // Not just after an outage: a worker that took a job may still be waiting for its claim.
+      const stale = recentlyDown(OUTAGE_GRACE_MS) ? [] : await queue.activeSince(game, id, STALE_JOB_SECONDS);
       if (stale.length > 0) {
         const byId = new Map((await store.listTournamentMatches(id)).map((m) => [m.id, m]));
         for (const j of stale) {
@@ -237,7 +247,7 @@ export async function runQueuedTournament(store: Records, id: string, options: Q
       await pauseFor(pollMs, stop.signal);
     }
     if (lost.err !== null) {
-      log.error({ err: lost.err }, 'lost the connection to PostgreSQL; the workers go on, resume to watch again');
+      log.error({ err: lost.err }, 'lost the coordinator lock (another coordinator holds it now); the workers go on');
       return 'failed';
     }
     await cancelQueued();

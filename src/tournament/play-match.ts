@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../core/log.js';
+import type { PortRange } from '../core/ports.js';
 import type { Records } from '../core/record-backend.js';
 import type { ProgramOutput, TournamentMatchRecord } from '../core/record-types.js';
-import type { MatchSeat, TournamentArena, TournamentMatchOutcome } from '../core/tournament-match.js';
+import type { MatchSeat, TournamentArena, TournamentMatchOutcome, TournamentSupport } from '../core/tournament-match.js';
 import type { TournamentSpec } from './file.js';
 import { matchPrograms, type ProgramFactory } from './programs.js';
 import type { MatchResult, SeatResult } from './standings.js';
@@ -31,6 +32,24 @@ export type PlayedMatch =
   | { kind: 'failed'; why: string }
   /** Cut off before its end (the signal, or the arena by itself). */
   | { kind: 'cut'; reason: string };
+
+/**
+ * The ports a tournament's arena listens on (issue #33, firewalled labs): the file's own `ports`,
+ * else the settings' `tournaments.ports` (`fallback`), else any (null). The coordinator, the
+ * workers and the preflight all take it from here.
+ */
+export function arenaPorts(spec: Pick<TournamentSpec, 'ports'>, fallback: PortRange | null | undefined): PortRange | null {
+  return spec.ports ?? fallback ?? null;
+}
+
+/** Opens the game's arena for a tournament: its servers listen in `arenaPorts(spec, ports)`. */
+export function openArena(
+  support: TournamentSupport,
+  spec: Pick<TournamentSpec, 'ports'>,
+  context: { store: Records; log: Logger; ports?: PortRange | null | undefined },
+): Promise<TournamentArena> {
+  return support.open({ store: context.store, log: context.log, ports: arenaPorts(spec, context.ports) });
+}
 
 /** A played match as the standings see it. */
 export function matchResult(
@@ -123,6 +142,22 @@ export async function playScheduledMatch(
   if (outcome === undefined) return { kind: 'failed', why: error instanceof Error ? error.message : String(error) };
   if (outcome.aborted === true) return { kind: 'cut', reason: outcome.reason };
   return { kind: 'done', result: matchResult(m, outcome), records: outcome.records, output };
+}
+
+/** Why a tournament match's finished game records are superseded: the attempt that played them did not count. */
+export const SUPERSEDED_REASON = 'an attempt of this tournament match that did not count (its player was cut off and the match was played again)';
+
+/**
+ * Marks the finished game records of `tournamentMatch` (`<tournament>/<match>`) that are not the
+ * counted attempt's `superseded` (failures are logged, not thrown: the result counts either way).
+ */
+export async function supersedeEarlier(store: Records, tournamentMatch: string, counted: readonly string[], at: number, log: Logger): Promise<void> {
+  try {
+    const ids = await store.supersedeRecordsOf(tournamentMatch, counted, at, SUPERSEDED_REASON);
+    if (ids.length > 0) log.info({ records: ids }, 'marked the finished game records of an attempt that did not count superseded');
+  } catch (err) {
+    log.warn({ err, tournamentMatch }, 'could not mark the game records of an earlier attempt superseded');
+  }
 }
 
 /** Adds an event to each of a match's game records (failures are logged, not thrown). */

@@ -110,7 +110,8 @@ export function formatStatus(
 ): string {
   const lines = [
     `tournament ${t.id}: ${t.name} (${t.game}, ${t.format})`,
-    `status:   ${t.status}${t.note === null ? '' : ` (${t.note})`}`,
+    // The note only where it adds something: never "stopped (stopped)".
+    `status:   ${t.status}${t.note === null || t.note === '' || t.note === t.status ? '' : ` (${t.note})`}`,
     `progress: ${t.done}/${t.total} matches done${t.total > 0 ? ` (${Math.floor((100 * t.done) / t.total)} %)` : ''}`,
     `leader:   ${leader ?? '–'}`,
     `created:  ${new Date(t.createdAt).toISOString()}, last change ${new Date(t.updatedAt).toISOString()}`,

@@ -23,6 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProgramEndpoints, ProgramExit, ProgramLauncher, ProgramRun } from '../core/tournament-match.js';
 import { boxEtc, boxUid, bwrapArgv, bwrapWorks, findBwrap, isDirectory, relayScriptPath, type Isolation } from '../sandbox/box.js';
+import { BoxCgroup } from '../sandbox/cgroup.js';
 import { BoxRelay } from '../sandbox/relay.js';
 import { commandArgv, type Limits } from './file.js';
 
@@ -152,7 +153,7 @@ function chownTree(dir: string, uid: number): void {
 }
 
 /** A box's PATH: the system's directories (what is bound into it), and where our Node is. */
-const BOX_PATH = [...new Set(['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin', path.dirname(process.execPath)])].join(':');
+export const BOX_PATH = [...new Set(['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin', path.dirname(process.execPath)])].join(':');
 
 /** Our own package (dist, node_modules): our clients run as entrants from there. */
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -266,7 +267,7 @@ function isExecutableFile(file: string): boolean {
 }
 
 /** Finds the program like execvp would (PATH when the word has no slash), to report a clear error. */
-function resolveProgram(word: string, cwd: string, pathVar: string): Resolved {
+export function resolveProgram(word: string, cwd: string, pathVar: string): Resolved {
   const check = (file: string): Resolved => {
     let isFile: boolean;
     try {
@@ -318,6 +319,8 @@ class SandboxRun implements ProgramRun {
   private relay: BoxRelay | null = null;
   private runDir: string | null = null;
   private copyBack: { from: string; to: string } | null = null;
+  /** The box's control group (memory limit, process cap), where the machine offers one. */
+  private cgroup: BoxCgroup | null = null;
 
   constructor(options: SandboxOptions, values: Readonly<Record<string, string>>, endpoints?: ProgramEndpoints) {
     this.exited = new Promise((resolve) => (this.resolveExit = resolve));
@@ -406,6 +409,7 @@ class SandboxRun implements ProgramRun {
       node: process.execPath,
       source,
     });
+    this.cgroup = BoxCgroup.create({ memoryBytes: this.memoryBytes, pids: BOX_MAX_PROCESSES }, uid);
     this.spawnLimited(options, [bwrap, ...boxed], runDir, {}, wall, uid);
   }
 
@@ -437,7 +441,7 @@ class SandboxRun implements ProgramRun {
     const program = setpriv !== null ? [setpriv, '--pdeathsig', 'KILL', '--', ...program0] : [...program0];
     // A box's uid is its own: RLIMIT_NPROC caps its processes, a fork storm included.
     const nproc = uid !== null ? [`--nproc=${BOX_MAX_PROCESSES}`] : [];
-    const [file, wrapped] =
+    const [file0, wrapped0] =
       prlimit !== null
         ? [prlimit, [`--cpu=${soft}:${hard}`, '--core=0', ...nproc, '--', ...program]]
         : [
@@ -447,6 +451,23 @@ class SandboxRun implements ProgramRun {
               `ulimit -S -t ${soft} && ulimit -H -t ${hard} && ulimit -c 0 && exec "$@"`,
               'sh',
               ...program,
+            ],
+          ];
+    // A box's first process joins its control group itself, before anything else runs in it.
+    const joins = this.cgroup?.procsFiles ?? [];
+    const [file, wrapped] =
+      joins.length === 0
+        ? [file0, wrapped0]
+        : [
+            '/bin/sh',
+            [
+              '-c',
+              'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || { echo "spielhalle: cannot join the box\'s cgroup $1" >&2; exit 125; }; shift; n=$((n - 1)); done; exec "$@"',
+              'sh',
+              String(joins.length),
+              ...joins,
+              file0,
+              ...wrapped0,
             ],
           ];
 
@@ -483,7 +504,7 @@ class SandboxRun implements ProgramRun {
   private sample(cpuSeconds: number, rssBytes: number): void {
     if (this.leaderGone) return;
     this.lastCpu = Math.max(this.lastCpu, cpuSeconds);
-    if (rssBytes > this.memoryBytes) this.limitKill('memory');
+    if (rssBytes > this.memoryBytes || (this.cgroup !== null && this.cgroup.oomKills() > 0)) this.limitKill('memory');
     else if (cpuSeconds > this.cpuLimit) this.limitKill('cpu');
   }
 
@@ -520,6 +541,8 @@ class SandboxRun implements ProgramRun {
     if (this.pid !== undefined) unwatch(this.pid);
     for (const t of this.timers) clearTimeout(t);
     let limit = this.limitHit;
+    // The kernel's OOM killer at the box's memory limit (its control group) is the memory limit too.
+    if (limit === undefined && this.cgroup !== null && this.cgroup.oomKills() > 0) limit = 'memory';
     if (
       limit === undefined &&
       (signal === 'SIGXCPU' || (signal === 'SIGKILL' && this.lastCpu >= this.cpuLimit))
@@ -561,6 +584,7 @@ class SandboxRun implements ProgramRun {
       }
     }
     if (this.runDir !== null) rmSync(this.runDir, { recursive: true, force: true });
+    this.cgroup?.remove();
     this.leaderGone = true;
     for (const t of this.timers) clearTimeout(t);
     this.exit = exit;

@@ -210,11 +210,14 @@ export function computeStandings(results: readonly MatchResult[], options: Stand
   return { method, rows: sorted, headToHead: h2h };
 }
 
-/** One CSV field per RFC 4180: quoted when it holds a comma, quote, CR or LF; quotes doubled. */
-export function csvField(value: string | number | boolean | undefined): string {
+/**
+ * One CSV field per RFC 4180: quoted when it holds a comma, quote, CR or LF; quotes doubled. A
+ * semicolon is quoted too: German spreadsheets split on it when they open a CSV.
+ */
+export function csvField(value: string | number | boolean | null | undefined): string {
   const text =
-    value === undefined ? '' : typeof value === 'number' && !Number.isFinite(value) ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+    value === undefined || value === null ? '' : typeof value === 'number' && !Number.isFinite(value) ? '' : String(value);
+  return /[",;\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 function csv(lines: readonly (readonly (string | number | boolean | undefined)[])[]): string {

@@ -2,15 +2,19 @@ import { readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../core/log.js';
+import { formatPortRange, type PortRange } from '../core/ports.js';
 import type { Records, TournamentClaim } from '../core/record-backend.js';
 import type { TournamentRecord } from '../core/record-types.js';
 import type { TournamentArena, TournamentSupport } from '../core/tournament-match.js';
 import type { GameModule } from '../games/types.js';
 import type { TournamentSpec } from './file.js';
-import { annotateRecords, byeResult, playScheduledMatch, type MatchContext, type PlayedMatch } from './play-match.js';
+import { annotateRecords, arenaPorts, byeResult, openArena, playScheduledMatch, supersedeEarlier, type MatchContext, type PlayedMatch } from './play-match.js';
 import { sandboxPrograms, type ProgramFactory } from './programs.js';
+import { backoffMs, isConnectionError } from '../core/pg-outage.js';
 import { pauseFor, type FetchedJob, type MatchQueue } from './queue.js';
 import { killLeftoverGroups } from './sandbox.js';
+import { requireBoxes } from '../sandbox/box.js';
+import { cgroupSupport } from '../sandbox/cgroup.js';
 
 /**
  * `spielhalle worker` (issue #19): takes match jobs from the queue (queue.ts) and plays each
@@ -33,6 +37,11 @@ export interface WorkerOptions {
   concurrency: number;
   /** The data directory: programs without a `cwd` run in `<workDir>/tournaments/<id>/<entrant>`. */
   workDir: string;
+  /**
+   * Ports the arenas listen on (settings `tournaments.ports`) unless a tournament's file names its
+   * own, as in a tournament run on one machine; null: any.
+   */
+  ports?: PortRange | null;
   log: Logger;
   /** Aborting stops the worker: no more jobs; matches in flight are cut off and handed back. */
   signal: AbortSignal;
@@ -95,21 +104,30 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   for (const g of options.games) if (g.tournament) supports.set(g.name, g.tournament);
   const gameNames = [...supports.keys()];
   if (gameNames.length === 0) throw new Error('the worker has no game with tournaments to play');
+  // Every tournament's programs may come here: boxes as on a single machine, or no start at all.
+  if (options.programs === undefined) {
+    requireBoxes('this worker');
+    log.info({ isolation: 'bwrap', cgroups: cgroupSupport().kind }, 'entrant programs run in boxes');
+  }
   const leftovers = killLeftoversOfDeadWorkers(options.workDir);
   if (leftovers > 0) log.warn({ processes: leftovers }, 'killed programs left behind by a worker that was killed');
   const programsOf =
     options.programs ?? ((tournament: string) => sandboxPrograms(join(workerPidDir(options.workDir), tournament)));
 
+  // One arena per game and port range: tournaments that listen in the same range share it, one
+  // whose file names another range gets its own (opened with its first match, closed at the end).
   const arenas = new Map<string, Promise<TournamentArena>>();
-  const arenaFor = (game: string): Promise<TournamentArena> => {
-    let arena = arenas.get(game);
+  const arenaFor = (spec: TournamentSpec): Promise<TournamentArena> => {
+    const range = arenaPorts(spec, options.ports);
+    const key = `${spec.game} ${range === null ? 'any' : formatPortRange(range)}`;
+    let arena = arenas.get(key);
     if (!arena) {
-      const support = supports.get(game);
-      if (!support) return Promise.reject(new Error(`this worker does not play ${game}`));
-      arena = support.open({ store, log });
-      arenas.set(game, arena);
+      const support = supports.get(spec.game);
+      if (!support) return Promise.reject(new Error(`this worker does not play ${spec.game}`));
+      arena = openArena(support, spec, { store, log, ports: options.ports });
+      arenas.set(key, arena);
       // A server that did not start is tried again with the next job.
-      arena.catch(() => arenas.delete(game));
+      arena.catch(() => arenas.delete(key));
     }
     return arena;
   };
@@ -170,20 +188,26 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       await annotateRecords(store, records.slice(0, 1), { at, type: 'tournament', data: { tournament, match, worker, attempt: claim.attempt } }, log1);
       if (await store.finishClaimedTournamentMatch(tournament, match, claim, { at, result, records, output })) {
         await queue.complete(job);
+        // Finished game records of earlier attempts (a worker killed or cut off by an outage after
+        // a game of the match had ended) did not count: they say so.
+        if (claim.attempt > 1) await supersedeEarlier(store, `${tournament}/${match}`, records, at, log1);
         if (output.length > 0)
           later(() => annotateRecords(store, records.slice(0, 1), { at, type: 'program-output', data: output }, log1));
         log1.info({ seats: m.seats, reason: result.reason }, 'tournament match done');
         options.onMatch?.({ tournament, match, outcome: 'done' });
       } else {
-        // Taken over while it played: the other worker's result is the one that counts.
-        later(() =>
-          annotateRecords(
+        // Taken over while it played: the other worker's result is the one that counts (once it has
+        // one). Its records say why, then are superseded (a later attempt's finish finds none left).
+        later(async () => {
+          await annotateRecords(
             store,
             records,
             { at, type: 'discarded', data: { worker, attempt: claim.attempt, reason: 'the match was given to another worker while this one played it; this result does not count' } },
             log1,
-          ),
-        );
+          );
+          const counted = await store.getTournamentMatch(tournament, match);
+          await supersedeEarlier(store, `${tournament}/${match}`, counted?.status === 'done' ? counted.records : [], at, log1);
+        });
         log1.warn('the match was taken over by another worker; this result is discarded');
         options.onMatch?.({ tournament, match, outcome: 'discarded' });
       }
@@ -200,7 +224,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     };
     let arena: TournamentArena;
     try {
-      arena = await arenaFor(spec.game);
+      arena = await arenaFor(spec);
     } catch (err) {
       log1.error({ err }, `the ${spec.game} server did not start`);
       await giveBack(claim, `the ${spec.game} server did not start on ${worker}: ${message(err)}`, 'fail');
@@ -242,14 +266,20 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   };
 
   // Matches of a tournament that was stopped (or failed) meanwhile are cut off.
+  // One look at a time: during a database outage a look waits for its return, and looks do not pile up.
+  let looking = false;
   const watcher = setInterval(() => {
+    if (looking) return;
+    looking = true;
     void (async () => {
       for (const [tournament, set] of playing) {
         const t = await store.getTournament(tournament);
         if (t !== null && t.status === 'running') continue;
         for (const c of set) c.abort('tournament stopped');
       }
-    })().catch((err: unknown) => log.warn({ err }, 'could not check the tournaments in play'));
+    })()
+      .catch((err: unknown) => log.warn({ err }, 'could not check the tournaments in play'))
+      .finally(() => (looking = false));
   }, statusMs);
   watcher.unref();
 
@@ -269,8 +299,10 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       try {
         job = await queue.fetch(order);
       } catch (err) {
-        log.error({ err }, 'could not take a job from the queue');
-        await pauseFor(pollMs * 4, signal);
+        // A database outage is logged by the queue (gone, still gone every 10 s, back after how long);
+        // the matches in play go on meanwhile and this worker asks again with backoff.
+        if (!isConnectionError(err)) log.error({ err }, 'could not take a job from the queue');
+        await pauseFor(isConnectionError(err) ? backoffMs(queue.down.failures, 5000) : pollMs * 4, signal);
         continue;
       }
       if (job === null) {

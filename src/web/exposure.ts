@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Settings } from '../config.js';
 import { ConfigError } from '../core/config.js';
 import { isLoopbackHost } from '../core/hosts.js';
@@ -49,6 +49,30 @@ export function tokenMatches(given: string | undefined, token: string): boolean 
   return given !== undefined && timingSafeEqual(digest(given), digest(token));
 }
 
+/** The token of an `Authorization: Bearer <token>` header. */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const auth = request.headers.authorization;
+  return typeof auth === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(auth)?.[1] : undefined;
+}
+
+/**
+ * The admin gate of staff-only routes (registering programs, the ladder's roster), even on
+ * loopback where nothing else needs a token: without an admin token configured the route is
+ * closed (403 with `closed`, which says how to do it otherwise); a request without the token gets
+ * 401. True when the request may go on; otherwise the reply has been sent.
+ */
+export function admitAdmin(request: FastifyRequest, reply: FastifyReply, adminToken: string | null, texts: { closed: string; missing: string }): boolean {
+  if (adminToken === null) {
+    void reply.code(403).send({ error: texts.closed });
+    return false;
+  }
+  if (!tokenMatches(bearerToken(request), adminToken)) {
+    void reply.code(401).header('www-authenticate', 'Bearer').send({ error: texts.missing });
+    return false;
+  }
+  return true;
+}
+
 /** Route config of a WebSocket route that only reads (spectating): it needs no token. */
 export interface ReadOnlyRouteConfig {
   readOnly?: boolean;
@@ -66,8 +90,7 @@ function isWebSocket(request: FastifyRequest): boolean {
 
 /** The token a request carries: the bearer header, or `?token=` on a WebSocket upgrade (browsers cannot set headers there). */
 function givenToken(request: FastifyRequest): string | undefined {
-  const auth = request.headers.authorization;
-  const bearer = typeof auth === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(auth)?.[1] : undefined;
+  const bearer = bearerToken(request);
   if (bearer !== undefined) return bearer;
   if (!isWebSocket(request)) return undefined;
   const query = request.query as Record<string, unknown> | undefined;

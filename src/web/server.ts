@@ -15,6 +15,9 @@ import type { Records } from '../core/record-backend.js';
 import { isLoopbackHost } from '../core/hosts.js';
 import { newToken, redactToken, requireToken, type ReadOnlyRouteConfig } from './exposure.js';
 import { trackServers } from './metrics.js';
+import { registerLadderRoutes } from './ladder-api.js';
+import { registerProgramRoutes } from './programs-api.js';
+import type { Ladder } from '../ladder/ladder.js';
 import { registerTournamentRoutes, type TournamentRoutesOptions } from './tournaments.js';
 import { spectate } from './spectate.js';
 import type { CheckClientView } from './check-client-api.js';
@@ -47,6 +50,8 @@ export interface WebOptions {
   tournaments?: Omit<TournamentRoutesOptions, 'store' | 'log'>;
   /** What each game's "test your client" page shows (`spielhalle check-client`); default: none. */
   checkClient?: readonly CheckClientView[];
+  /** The rated ladder (issue 34), when it is on. */
+  ladder?: Ladder | null;
 }
 
 export interface WebServer {
@@ -69,7 +74,7 @@ const matchQuery = z.strictObject({
       .optional(),
   ),
   notGame: z.preprocess(emptyToUndefined, z.string().max(64).optional()),
-  status: z.preprocess(emptyToUndefined, z.enum(['running', 'finished', 'aborted']).optional()),
+  status: z.preprocess(emptyToUndefined, z.enum(['running', 'finished', 'aborted', 'superseded']).optional()),
   player: z.preprocess(emptyToUndefined, z.string().max(200).optional()),
   limit: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1000).optional()),
   offset: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(1e9).optional()),
@@ -168,8 +173,19 @@ export function createWebServer(options: WebOptions): WebServer {
   void app.register((api, _opts, done) => {
     api.get('/healthz', (_request, reply) => {
       const games = servers.map((s) => ({ game: s.game, status: safeInfo(s).status }));
-      const degraded = games.some((g) => g.status === 'failed');
-      return reply.code(degraded ? 503 : 200).send({ status: degraded ? 'degraded' : 'ok', games });
+      // A store that cannot write (disk full) is an outage too: the games play, their records wait.
+      const health = store.health?.();
+      const records = health?.failing
+        ? { status: 'failing', reason: health.reason, since: health.since, heldRows: health.heldRows }
+        : { status: 'ok' };
+      const degraded = games.some((g) => g.status === 'failed') || health?.failing === true;
+      const reasons = [
+        ...games.filter((g) => g.status === 'failed').map((g) => `${g.game}: server failed`),
+        ...(health?.failing ? [`records: writes fail (${health.reason ?? 'unknown'}); ${health.heldRows} rows held in memory`] : []),
+      ];
+      return reply
+        .code(degraded ? 503 : 200)
+        .send({ status: degraded ? 'degraded' : 'ok', ...(degraded ? { reason: reasons.join('; ') } : {}), games, records });
     });
 
     api.get('/metrics', async (_request, reply) => {
@@ -262,7 +278,18 @@ export function createWebServer(options: WebOptions): WebServer {
       },
     });
 
-    registerTournamentRoutes(api, { store, log, ...options.tournaments });
+    // One list: programs staff register in the dashboard are offered like the settings' own.
+    const programs = [...(options.tournaments?.programs ?? [])];
+    registerTournamentRoutes(api, { store, log, ...options.tournaments, programs });
+    registerProgramRoutes(api, {
+      programs,
+      adminToken: token ?? (options.token || null),
+      dataDir: options.tournaments?.dataDir,
+      log,
+    });
+    if (options.ladder) registerLadderRoutes(api, { ladder: options.ladder, adminToken: token ?? (options.token || null), log });
+    // Off, the ladder still answers whether it runs (the menu asks on every page; a 404 would be a console error).
+    else api.get('/api/ladder', () => ({ enabled: false, games: [], houseAfterMs: 0, minGames: 0 }));
     for (const register of options.routes ?? []) register(api);
     registerStatic(api, options.staticDir ?? defaultStaticDir());
     done();

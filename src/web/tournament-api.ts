@@ -3,6 +3,7 @@
  * app imports them too.
  */
 import type { ProgramOutput, TournamentMatchStatus, TournamentRecord } from '../core/record-types.js';
+import type { TournamentHint } from '../tournament/hints.js';
 import type { MatchResult, SeatResult, Standings } from '../tournament/standings.js';
 
 export type {
@@ -119,8 +120,28 @@ export interface TournamentOptions {
   games: { game: string; formats: string[]; bots: { name: string; description: string }[] }[];
 }
 
+/**
+ * A hint about the settings that stops nothing (src/tournament/hints.ts): the CLI's `warning:`
+ * line as `path`, `message` and `line`; `code` and `values` for the dashboard's own texts.
+ */
+export interface TournamentWarning {
+  code: TournamentHint['code'];
+  path: string;
+  message: string;
+  line: string;
+  values: TournamentHint['values'];
+}
+
 /** A 400 answer of POST /api/tournaments: every problem, one line each, as the CLI prints it. */
 export interface TournamentErrors {
   error: string;
   errors: { path: string; message: string; line: string }[];
+  /** The hints the CLI would print beside them. */
+  warnings?: TournamentWarning[];
+}
+
+/** A 201 answer of POST /api/tournaments: the new tournament, and the hints about its settings. */
+export interface TournamentCreated {
+  id: string;
+  warnings: TournamentWarning[];
 }

@@ -14,7 +14,10 @@ import {
   tournamentStandings,
   type TournamentProgress as RunProgress,
 } from '../tournament/coordinator.js';
-import { FORMATS_BY_GAME, formatError, parseTournament, type TournamentSpec } from '../tournament/file.js';
+import { FORMATS_BY_GAME, parseTournament, type TournamentSpec } from '../tournament/file.js';
+import { tournamentHints } from '../tournament/hints.js';
+import { preflight } from '../tournament/preflight.js';
+import type { PortRange } from '../core/ports.js';
 import type { MatchQueue } from '../tournament/queue.js';
 import {
   computeStandings,
@@ -30,6 +33,7 @@ import type {
   HistoryPoint,
   ProgramView,
   PublicEntrant,
+  TournamentCreated,
   TournamentErrors,
   TournamentHistory,
   TournamentMatchView,
@@ -37,6 +41,7 @@ import type {
   TournamentProgress,
   TournamentSummary,
   TournamentView,
+  TournamentWarning,
 } from './tournament-api.js';
 
 /**
@@ -62,6 +67,8 @@ export interface TournamentRoutesOptions {
    * `spielhalle worker` processes (issue #19) instead of played in this process.
    */
   queue?: { url: string; schema: string };
+  /** Ports the arenas listen on (settings `tournaments.ports`) unless a tournament names its own. */
+  ports?: PortRange | null;
 }
 
 /** At most this many points in the rating chart. */
@@ -111,6 +118,43 @@ const createBody = z.strictObject({
   seed: z.union([z.string().max(200), z.number().int()]).optional(),
   parallel: z.number().int().positive().max(256).optional(),
 });
+
+/** The top-level fields of a POST /api/tournaments body, each checked on its own. */
+const BODY_FIELDS = createBody.shape;
+
+/**
+ * The request body with what does not fit left out (and reported into `errors`): a field of the
+ * wrong type, an entrant that is neither a bot nor a program (kept as a nameless bot, so the other
+ * entrants keep their indexes). Null when the body is not an object at all.
+ */
+function lenientBody(body: unknown, errors: TournamentErrors['errors'], malformed: Set<number>): z.infer<typeof createBody> | null {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    errors.push(errorLine('', 'the body must be a JSON object'));
+    return null;
+  }
+  const record = body as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(record)) {
+    if (!(key in BODY_FIELDS)) errors.push(errorLine(key, 'unknown key'));
+  }
+  for (const [key, schema] of Object.entries(BODY_FIELDS)) {
+    if (key === 'entrants' || !(key in record)) continue;
+    const r = (schema as z.ZodType).safeParse(record[key]);
+    if (r.success) out[key] = r.data;
+    else errors.push(...r.error.issues.map((i) => errorLine([key, ...i.path.map(String)].join('.'), i.message)));
+  }
+  for (const key of ['name', 'game', 'format'] as const) if (typeof out[key] !== 'string') out[key] = '';
+  const list = Array.isArray(record.entrants) ? record.entrants.slice(0, 1024) : [];
+  if (!Array.isArray(record.entrants)) errors.push(errorLine('entrants', 'must be a list'));
+  out.entrants = list.map((e, i) => {
+    const r = entrantBody.safeParse(e);
+    if (r.success) return r.data;
+    errors.push(errorLine(`entrants[${i}]`, 'must be {name, bot, options} or {program, name}'));
+    malformed.add(i);
+    return { name: `entrant-${i + 1}`, bot: '?' };
+  });
+  return out as z.infer<typeof createBody>;
+}
 
 const exportQuery = z.strictObject({ kind: z.enum(['standings', 'matches']).optional() });
 
@@ -247,7 +291,7 @@ export function registerTournamentRoutes(
     queueOpen ??= import('../tournament/queue.js')
       .then(({ MatchQueue, jobsSchema }) =>
         MatchQueue.open(
-          { url: q.url, schema: jobsSchema(q.schema), applicationName: 'spielhalle dashboard' },
+          { url: q.url, schema: jobsSchema(q.schema), applicationName: 'spielhalle dashboard', log },
           games.filter((g) => g.tournament).map((g) => g.name),
         ),
       )
@@ -275,7 +319,7 @@ export function registerTournamentRoutes(
     const q = options.queue;
     const run =
       q === undefined
-        ? runTournament(store, id, { log, signal: controller.signal, workDir, games, onProgress })
+        ? runTournament(store, id, { log, signal: controller.signal, workDir, games, onProgress, ports: options.ports ?? null })
         : Promise.all([queueOf(q), import('../tournament/distributed.js')]).then(([queue, { runQueuedTournament }]) =>
             runQueuedTournament(store, id, {
               queue,
@@ -499,16 +543,15 @@ export function registerTournamentRoutes(
   });
 
   app.post('/api/tournaments', async (request, reply) => {
-    const parsed = createBody.safeParse(request.body);
-    if (!parsed.success) {
-      const body: TournamentErrors = {
-        error: 'invalid tournament',
-        errors: parsed.error.issues.map((i) => errorLine(i.path.map(String).join('.'), i.message)),
-      };
-      return reply.code(400).send(body);
-    }
-    const { entrants, ...rest } = parsed.data;
+    // Every problem in one answer (issue #33): what does not fit the request's shape is reported
+    // and left out, and the rest is checked like a tournament file all the same.
     const errors: TournamentErrors['errors'] = [];
+    const malformed = new Set<number>();
+    const checked = lenientBody(request.body, errors, malformed);
+    if (checked === null) return reply.code(400).send({ error: 'invalid tournament', errors } satisfies TournamentErrors);
+    const { entrants, ...rest } = checked;
+    // Hints stop nothing; every answer carries them, as the CLI prints them beside its errors (issue #33).
+    const warnings: TournamentWarning[] = tournamentHints(rest).map((h) => ({ code: h.code, path: h.key, message: h.message, line: `${h.key}: ${h.message}`, values: h.values }));
     const game = findGame(rest.game);
     if (!game?.tournament)
       errors.push(errorLine('game', `${rest.game} cannot be played in a tournament here`));
@@ -536,11 +579,32 @@ export function registerTournamentRoutes(
     };
     const text = JSON.stringify(file, null, 2);
     const result = parseTournament(text, { file: 'tournament.json' });
+    // The form has fields, not a file: each error names its field's path (the form shows it there).
+    const reported = new Set(errors.map((e) => e.path));
     if (!result.ok) {
-      for (const e of result.errors) errors.push({ path: e.path, message: e.message, line: formatError(e) });
+      for (const e of result.errors) if (!reported.has(e.path)) errors.push(errorLine(e.path, e.message));
     }
     if (errors.length > 0 || !result.ok) {
-      const body: TournamentErrors = { error: 'invalid tournament', errors };
+      // A malformed entrant is reported once, not again for the stand-in that kept its place.
+      const shown = errors.filter((e) => {
+        const i = /^entrants\[(\d+)\]/.exec(e.path)?.[1];
+        return i === undefined || !malformed.has(Number(i)) || e.path === `entrants[${i}]`;
+      });
+      const body: TournamentErrors = { error: 'invalid tournament', errors: shown, warnings };
+      return reply.code(400).send(body);
+    }
+    // The registered programs' preflight, as `tournament run` does it: found, executable, starting.
+    const problems = await preflight(result.spec, { games, ports: options.ports ?? null });
+    if (problems.length > 0) {
+      const body: TournamentErrors = {
+        error: 'entrants that cannot play',
+        errors: problems.map((p) => {
+          // A program's command and cwd are the server's secret: the form's field is its program.
+          const path = `entrants[${p.index}]${p.key === 'bot' ? '.bot' : p.key === null ? '' : '.program'}`;
+          return errorLine(path, p.message);
+        }),
+        warnings,
+      };
       return reply.code(400).send(body);
     }
     let id: string;
@@ -551,6 +615,7 @@ export function registerTournamentRoutes(
       const body: TournamentErrors = {
         error: 'invalid tournament',
         errors: message.split('\n').map((m) => errorLine('', m.trim())),
+        warnings,
       };
       return reply.code(400).send(body);
     }
@@ -564,7 +629,7 @@ export function registerTournamentRoutes(
       { tournament: id, game: result.spec.game, entrants: result.spec.entrants.length },
       'tournament started from the dashboard',
     );
-    return reply.code(201).send({ id });
+    return reply.code(201).send({ id, warnings } satisfies TournamentCreated);
   });
 
   app.post<{ Params: { id: string } }>('/api/tournaments/:id/stop', async (request, reply) => {

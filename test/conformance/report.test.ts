@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { escapeXml, formatJUnit, formatJson, formatText } from '../../src/conformance/report.js';
 import type { ScenarioResult } from '../../src/conformance/runner.js';
 
-const base: Pick<ScenarioResult, 'game' | 'scriptedSide' | 'stdout' | 'stderr' | 'exit' | 'stopped' | 'wire'> = { game: 'dame', scriptedSide: 'server', stdout: '', stderr: '', exit: { code: 0, signal: null }, stopped: false, wire: [] };
+const base: Pick<ScenarioResult, 'game' | 'scriptedSide' | 'stdout' | 'stderr' | 'exit' | 'stopped' | 'wire' | 'warnings'> = { game: 'dame', scriptedSide: 'server', stdout: '', stderr: '', exit: { code: 0, signal: null }, stopped: false, wire: [], warnings: [] };
 
 const passed: ScenarioResult = { ...base, id: 'full-game', title: 'a whole game', status: 'pass', durationMs: 1234, message: null, judgement: null, excerpt: [] };
 const failed: ScenarioResult = {
@@ -12,12 +12,12 @@ const failed: ScenarioResult = {
   title: 'groups in one write <&>',
   status: 'fail',
   durationMs: 3300,
-  message: 'expected THINKING within 3200 ms of + MOVE 3000, but nothing came (waited 3200 ms)',
+  message: 'sent nothing where the server expected THINKING within 3200 ms of + MOVE 3000 (waited 3200 ms)',
   judgement: { rule: 'TCP is a byte stream: one read may hold several lines', section: 'spec §2.1, §2.6', hint: 'Split every read into lines.' },
   excerpt: [
     { atMs: 12, dir: 'sent', text: '+ ENDPLAYERS' },
     { atMs: 12, dir: 'sent', text: '+ MOVE 3000' },
-    { atMs: 3300, dir: 'note', text: 'FAIL: expected THINKING' },
+    { atMs: 3300, dir: 'note', text: 'FAIL: sent nothing where the server expected THINKING' },
   ],
   stderr: 'Error: unexpected "x" \u0001\n',
   exit: null,
@@ -50,6 +50,9 @@ describe('check-client report', () => {
     expect(text).toContain('still running at the end of the scenario (stopped by check-client)');
     expect(text).toContain('    | Error: unexpected');
     expect(lines.at(-2)).toBe('dame: 1 passed, 1 failed, 1 could not run of 3 scenarios');
+    // Issue 32: what the scripted server waited for is what the server expected, never the client.
+    expect(text).toContain('  what happened: the client sent nothing where the server expected THINKING within 3200 ms of + MOVE 3000 (waited 3200 ms)');
+    expect(text).not.toMatch(/client expected/);
   });
 
   it('prints JSON with the summary and every scenario', () => {

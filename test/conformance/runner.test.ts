@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConformanceScenario, ConformanceStep, GameConformance } from '../../src/core/conformance.js';
-import { runScenario } from '../../src/conformance/runner.js';
+import { FAIL_FAST_AFTER, runScenario, runScenarios } from '../../src/conformance/runner.js';
 
 /** A line client in a few lines of node: answers `ping` with `PONG`, `bye` by closing and exiting 0. */
 const ECHO = `
@@ -31,6 +31,22 @@ async function play(steps: ConformanceStep[], command = CLIENT) {
 }
 
 describe('check-client runner', () => {
+  it('fails fast: when the first scenarios all fail the same way the rest are skipped, unless it keeps going', async () => {
+    const steps: ConformanceStep[] = [{ kind: 'send', lines: ['ping'] }, { kind: 'expect', pattern: /^PONG$/, withinMs: 2000, what: 'PONG' }];
+    const scenarios: ConformanceScenario[] = Array.from({ length: 6 }, (_, i) => ({ id: `s${i}`, title: `scenario ${i}`, rule: 'r', section: '§1', hint: 'h', placeholders: {}, steps: () => steps }));
+    const game: GameConformance = { placeholders: ['port'], maxLineBytes: 64, normalize: (l) => l || null, scenarios };
+    // A client that connects and exits at once: every scenario fails alike (its port differs).
+    const quitter = ['node', '-e', "require('net').connect(Number(process.argv[1]), '127.0.0.1', () => process.exit(4))", '{port}'];
+    const fast = await runScenarios('test', game, scenarios, { command: quitter });
+    expect(fast.map((r) => r.status)).toEqual([...Array.from({ length: FAIL_FAST_AFTER }, () => 'fail'), 'skipped', 'skipped', 'skipped']);
+    expect(fast[FAIL_FAST_AFTER]!.message).toMatch(/^not run: the first 3 scenarios all failed the same way \(.+\); fix that first, or run every scenario with --keep-going$/);
+    const all = await runScenarios('test', game, scenarios, { command: quitter, keepGoing: true });
+    expect(all.map((r) => r.status)).toEqual(Array.from({ length: 6 }, () => 'fail'));
+    // A client that passes one of the first three is never cut short.
+    const echo = await runScenarios('test', game, scenarios, { command: CLIENT });
+    expect(echo.map((r) => r.status)).not.toContain('skipped');
+  }, 60_000);
+
   it('plays data steps over TCP: split writes, expectations, silence, half-close, exit code', async () => {
     const r = await play([
       { kind: 'send', lines: ['ping'], splitAt: [1, 3], gapMs: 10 },
@@ -73,7 +89,7 @@ describe('check-client runner', () => {
   it('fails a client that exits instead of answering, and one that does not exit', async () => {
     const closed = await play([{ kind: 'close' }, { kind: 'expectExit', withinMs: 2000, what: 'after the close', code: 0 }]);
     expect(closed.status).toBe('fail');
-    expect(closed.message).toBe('exited with code 3 after the close; expected 0');
+    expect(closed.message).toBe('exited with code 3 after the close; it must exit with code 0');
     const hangs = await play([{ kind: 'expectExit', withinMs: 200, what: 'at once' }]);
     expect(hangs.message).toBe('did not exit within 200 ms at once');
   });
@@ -126,10 +142,10 @@ s.on('message', (m) => {
     ]);
     const tooBig = await runScenario('test', game(big), big, { command });
     expect(tooBig.status).toBe('fail');
-    expect(tooBig.message).toBe('expected an answer, but got a line of 100 bytes (the server reads at most 64)');
+    expect(tooBig.message).toBe('sent a line of 100 bytes (the server reads at most 64) where the server expected an answer');
     const gone = scenario([{ kind: 'expect', pattern: /^HELLO$/, withinMs: 5000, what: 'HELLO' }, { kind: 'send', lines: ['bye'] }, { kind: 'expect', pattern: /./, withinMs: 3000, what: 'a line' }]);
     const ended = await runScenario('test', game(gone), gone, { command });
-    expect(ended.message).toBe('expected a line, but the client stopped (its process exited with code 0)');
+    expect(ended.message).toMatch(/^stopped \d+ ms after the server's datagram "bye" \(its process exited with code 0\); the server expected a line$/);
 
     // TCP with a framer: messages end at ';' instead of a newline.
     const framed: ConformanceScenario = { ...scenario([{ kind: 'send', lines: ['twice'] }, { kind: 'expect', pattern: /^A\nB\n$/, withinMs: 2000, what: 'A and B' }]) };

@@ -18,7 +18,8 @@ import { explain, runPool, type PoolJob } from '../support/conformance.js';
 const DAME = ['node', 'dist/cli.js', 'bot', 'dame', '-g', '{gameId}', '-p', '{player}', '--host', '{host}', '--port', '{port}'];
 const OSTSEESCHACH = ['node', 'dist/cli.js', 'bot', 'ostseeschach', '-h', '{host}', '-p', '{port}', '-r', '{reservation}'];
 
-const ROUNDS = 50;
+/** Rounds of the race scenario (50 until CI time ran short; each round is a fresh process and a fresh race). */
+const ROUNDS = 24;
 const DAME_OTHER = ['gameover-in-prolog', 'gameover-instead-of-okthink', 'gameover-instead-of-moveok', 'gameover-after-moveok', 'gameover-after-okwait'];
 const OTHER_ROUNDS = 4;
 const OSTSEESCHACH_THINKING = ['result-left-while-thinking', 'result-disconnect-while-thinking'];
@@ -30,16 +31,18 @@ const POOL = 2;
  * own view lags (it waits 40 ms for lines that cross the end, and it shares the cores with the hog
  * and the other clients), so a quiet run shows 40–45 ms for any client, even one that exits the
  * moment it reads QUIT; the median here is 40–60 ms. Under a loaded CI run nine in ten came within
- * 120 ms once: nine in ten within 200 ms, and none later than 500 ms. A client that waited for its
- * think to end (1.5–2.6 s) or for a socket's close timer (1 s) misses both.
+ * 120 ms once. On a slower VM (2026-11-29: processes start 3–4× slower, `node -e 0` 72 ms) a clean
+ * CI run measured a median of ~220 ms, nine in ten within 280 ms and the slowest at 428 ms for Dame
+ * (Ostseeschach: 309 ms): nine in ten within 400 ms, and none later than 800 ms. A client that
+ * waited for its think to end (1.5–2.6 s) or for a socket's close timer (1 s) misses both.
  */
-const EXIT_P90_MS = 200;
-const EXIT_MAX_MS = 500;
+const EXIT_P90_MS = 400;
+const EXIT_MAX_MS = 800;
 /**
  * An Ostseeschach game ends in steps (the result, `<left/>`, the client's goodbye, the close), so
- * its client exits later after the result than a Dame client after QUIT: nine in ten within 300 ms.
+ * its client exits later after the result than a Dame client after QUIT: nine in ten within 450 ms.
  */
-const OSTSEESCHACH_EXIT_P90_MS = 300;
+const OSTSEESCHACH_EXIT_P90_MS = 450;
 
 let hog: ChildProcess | null = null;
 

@@ -292,6 +292,29 @@ describe.each(['sqlite', 'postgres'] as const)('record store on %s', (kind) => {
     await store.close();
   });
 
+  it('marks the finished game records of attempts that did not count superseded, with an event, and keeps the counted ones', async () => {
+    const { store } = await open();
+    const first = store.startMatch({ game: 'mia', startedAt: 1, seats, meta: { tournamentMatch: 't-2/1-0' } });
+    store.finishMatch(first, { status: 'finished', endedAt: 2, result: { loser: 'a' } });
+    const cut = store.startMatch({ game: 'mia', startedAt: 3, seats, meta: { tournamentMatch: 't-2/1-0' } });
+    store.finishMatch(cut, { status: 'aborted', endedAt: 4, result: { reason: 'worker gone' } });
+    const counted = store.startMatch({ game: 'mia', startedAt: 5, seats, meta: { tournamentMatch: 't-2/1-0' } });
+    store.finishMatch(counted, { status: 'finished', endedAt: 6, result: { loser: 'b' } });
+    const other = store.startMatch({ game: 'mia', startedAt: 7, seats, meta: { tournamentMatch: 't-2/1-1' } });
+    store.finishMatch(other, { status: 'finished', endedAt: 8, result: { loser: 'a' } });
+    expect(await store.supersedeRecordsOf('t-2/1-0', [counted], 9, 'did not count')).toEqual([first]);
+    const marked = await store.getMatch(first);
+    expect(marked).toMatchObject({ status: 'superseded', endedAt: 2, result: { loser: 'a' } });
+    expect(marked?.events.at(-1)).toMatchObject({ at: 9, type: 'superseded', data: { reason: 'did not count', counted: [counted] } });
+    expect((await store.getMatch(cut))?.status).toBe('aborted');
+    expect((await store.getMatch(counted))?.status).toBe('finished');
+    expect((await store.getMatch(other))?.status).toBe('finished');
+    // Once is enough: a second call finds nothing more; the listing can ask for them.
+    expect(await store.supersedeRecordsOf('t-2/1-0', [counted], 10, 'did not count')).toEqual([]);
+    expect((await store.listMatches({ status: 'superseded' })).map((m) => m.id)).toEqual([first]);
+    await store.close();
+  });
+
   it('prunes by age: wire logs only, then whole matches, never a running one; a dry run counts the same', async () => {
     const { store } = await open();
     const pruner = store as unknown as { prune(o: PruneOptions): Promise<PruneResult> };
@@ -344,7 +367,7 @@ describe('record store on postgres, shared by several processes', () => {
     const schema = `${RUN}_shared`;
     schemas.push(schema);
     const stores = await Promise.all([1, 2, 3].map(() => PgRecordStore.open({ url: PG_URL, schema })));
-    expect(await Promise.all(stores.map((s) => s.schemaVersion()))).toEqual([3, 3, 3]);
+    expect(await Promise.all(stores.map((s) => s.schemaVersion()))).toEqual([4, 4, 4]);
     const ids = stores.map((s, i) => s.startMatch({ game: 'mia', startedAt: i, seats: [{ seat: 0, name: `p${i}`, kind: 'client' }] }));
     await Promise.all(stores.map((s) => s.drain()));
     for (const s of stores) expect((await s.listMatches({ game: 'mia' })).map((m) => m.id).sort()).toEqual([...ids].sort());

@@ -54,7 +54,8 @@ export function explain(results: readonly ScenarioResult[]): string {
 /** A bug's run fails exactly `fails` (no other scenario), each failure with its rule and the wire it broke on. */
 export function expectFailsExactly(bug: string, results: readonly ScenarioResult[], fails: readonly string[]): void {
   const failed = results.filter((x) => x.status !== 'pass').map((x) => x.id).sort();
-  expect({ bug, failed }).toEqual({ bug, failed: [...fails].sort() });
+  const unexpected = results.filter((x) => x.status !== 'pass' && !fails.includes(x.id));
+  expect({ bug, failed }, explain(unexpected)).toEqual({ bug, failed: [...fails].sort() });
   for (const x of results.filter((y) => y.status === 'fail')) {
     expect(x.judgement?.rule).toBeTruthy();
     expect(x.excerpt.some((e) => e.dir === 'sent')).toBe(true);

@@ -4,8 +4,6 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/core/log.js';
-import { RecordStore } from '../../src/core/records.js';
 import type { MatchSeat, TournamentMatchOutcome, TournamentMatchRequest, TournamentSupport } from '../../src/core/tournament-match.js';
 import { catanTournament } from '../../src/games/catan/tournament.js';
 import { connect4Tournament } from '../../src/games/connect4/tournament.js';
@@ -13,6 +11,8 @@ import { dameTournament } from '../../src/games/dame/tournament.js';
 import { miaTournament } from '../../src/games/mia/tournament.js';
 import { ostseeschachTournament } from '../../src/games/ostseeschach/tournament.js';
 import { bwrapWorks } from '../../src/sandbox/box.js';
+import { cgroupSupport } from '../../src/sandbox/cgroup.js';
+import { bot, BoxedMatches } from './boxed-match.js';
 import { BOX_DISK_MB, BOX_MAX_PROCESSES, createSandboxLauncher, type Sandbox } from '../../src/tournament/sandbox.js';
 
 /**
@@ -145,6 +145,31 @@ describe('limits in a box', () => {
     expect(exit.code === null || exit.code > 128).toBe(true);
   });
 
+  it.skipIf(cgroupSupport().kind === 'none')('puts each box in a control group of its own with the memory limit and the process cap, gone after the box', async () => {
+    const support = cgroupSupport();
+    const parents = support.kind === 'v1' ? [support.memory, support.pids] : support.kind === 'v2' ? [support.parent] : [];
+    const ours = (): string[] => parents.flatMap((p) => readdirSync(p).filter((n) => n.startsWith(`spielhalle-box-${process.pid}-`)).map((n) => path.join(p, n)));
+    // The boxes of the tests before may still be reaping (their groups go within 5 s): not this box's.
+    const before = new Set(ours());
+    const groups = (): string[] => ours().filter((g) => !before.has(g));
+    const s = boxed('sleep', { wallSeconds: 30, memoryMb: 300 });
+    const run = s.launch({}, endpoints);
+    const deadline = Date.now() + 10_000;
+    // Until the box's program runs (its group holds the box's processes: bwrap, the relay, the program).
+    while (Date.now() < deadline && !groups().some((g) => readFileSync(path.join(g, 'cgroup.procs'), 'utf8').trim().split('\n').length >= 3)) await new Promise((r) => setTimeout(r, 50));
+    const mine = groups();
+    expect(mine).toHaveLength(parents.length);
+    const read = (file: string): string => readFileSync(mine.map((g) => path.join(g, file)).find((f) => existsSync(f))!, 'utf8').trim();
+    expect(read('pids.max')).toBe(String(BOX_MAX_PROCESSES));
+    expect(read(support.kind === 'v1' ? 'memory.limit_in_bytes' : 'memory.max')).toBe(String(300 * 1024 * 1024));
+    // Every process of the box is in it: the run's leader (bwrap) among them.
+    expect(readFileSync(path.join(mine[0]!, 'cgroup.procs'), 'utf8').split('\n')).toContain(String(run.pid));
+    await run.stop();
+    const gone = Date.now() + 5000;
+    while (Date.now() < gone && groups().length > 0) await new Promise((r) => setTimeout(r, 50));
+    expect(groups()).toEqual([]);
+  });
+
   it('kills a program above the memory limit: its box is sampled as one tree', async () => {
     const started = Date.now();
     const exit = await boxed('alloc 300', { memoryMb: 150 }).launch({}, endpoints).exited;
@@ -155,29 +180,10 @@ describe('limits in a box', () => {
 
 describe('our own clients, unchanged, boxed in real matches of all five games', () => {
   const CLI = path.resolve(import.meta.dirname, '../../dist/cli.js');
-  let n = 0;
-  /** A program seat whose command runs boxed, as in a tournament (the command line of docs/…). */
-  const boxedSeat = (name: string, command: string): MatchSeat => {
-    const s = createSandboxLauncher({ command, cwd: path.join(root, `client-${++n}`), limits: { wallSeconds: 120 } });
-    sandboxes.push(s);
-    return { name, player: { kind: 'program', launch: s.launch } };
-  };
-  const bot = (name: string, b: string): MatchSeat => ({ name, player: { kind: 'bot', bot: b, options: {} } });
-  const explain = (outcome: TournamentMatchOutcome): string => `${JSON.stringify(outcome)}\n${sandboxes.flatMap((s) => s.outputs().map((o) => o.stderr)).join('\n')}`;
-
-  /** Plays one match of `support`'s arena with `request` and checks that no seat crashed. */
-  async function playBoxed(support: TournamentSupport, request: TournamentMatchRequest): Promise<TournamentMatchOutcome> {
-    const store = new RecordStore(':memory:');
-    const arena = await support.open({ store, log: silentLogger });
-    try {
-      const outcome = await arena.play(request);
-      expect(outcome.seats.some((s) => s.crashed === true), explain(outcome)).toBe(false);
-      return outcome;
-    } finally {
-      await arena.close();
-      store.close();
-    }
-  }
+  const boxed = new BoxedMatches();
+  afterAll(() => boxed.close());
+  const boxedSeat = (name: string, command: string): MatchSeat => boxed.seat(name, command);
+  const playBoxed = (support: TournamentSupport, request: TournamentMatchRequest): Promise<TournamentMatchOutcome> => boxed.play(support, request);
 
   it('Dame over TCP: bot dame in its box plays a whole game against our random bot', async () => {
     const outcome = await playBoxed(dameTournament, {
@@ -236,45 +242,6 @@ describe('our own clients, unchanged, boxed in real matches of all five games', 
   }, 120_000);
 });
 
-/** Whether `tool` is on this machine's PATH (a machine without a JDK or a C compiler skips that test, and says so). */
-const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
-
-describe('the runtimes course clients use, in a box', () => {
-  const RUNTIMES = path.resolve(import.meta.dirname, '../fixtures/tournament/runtimes');
-  let n = 0;
-  /** An entrant directory with the fixture `file` in it, built there by `build` (outside the box, as staff would). */
-  const entrant = (file: string, build?: readonly string[]): string => {
-    const dir = path.join(root, `runtime-${++n}`);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, file), readFileSync(path.join(RUNTIMES, file)));
-    if (build) {
-      const r = spawnSync(build[0]!, build.slice(1), { cwd: dir, encoding: 'utf8' });
-      expect(r.status, r.stderr).toBe(0);
-    }
-    return dir;
-  };
-  const run = async (command: string, cwd: string): Promise<string> => {
-    const s = createSandboxLauncher({ command, cwd, limits: { wallSeconds: 60 } });
-    sandboxes.push(s);
-    const exit = await s.launch({ host: '127.0.0.1', port: String(gamePort) }, { tcp: [gamePort], udp: [] }).exited;
-    const out = s.outputs()[0]!;
-    expect(exit, out.stderr).toEqual({ code: 0, signal: null });
-    return out.stdout.trim();
-  };
-
-  it.skipIf(!has('cc'))('a C client built with the machine\'s cc reaches its endpoint', async () => {
-    expect(await run('./client {host} {port}', entrant('client.c', ['cc', '-O2', '-o', 'client', 'client.c']))).toBe('C got: pong');
-  }, 60_000);
-
-  it.skipIf(!has('javac'))('a Java 17 client (the JVM in the box) reaches its endpoint', async () => {
-    expect(await run('java -cp . Client {host} {port}', entrant('Client.java', ['javac', 'Client.java']))).toBe('Java got: pong');
-  }, 60_000);
-
-  it.skipIf(!has('python3'))('a Python 3 client reaches its endpoint', async () => {
-    expect(await run('python3 client.py {host} {port}', entrant('client.py'))).toBe('Python got: pong');
-  }, 60_000);
-});
-
 describe('spielhalle doctor', () => {
   it('says that this machine gives boxes, and how programs are limited', async () => {
     const { doctorLines } = await import('../../src/sandbox/doctor.js');
@@ -283,5 +250,49 @@ describe('spielhalle doctor', () => {
     expect(lines[0]).toMatch(/^isolation: bwrap \(\/usr\/bin\/bwrap\): every program in a box of its own/);
     expect(lines.join('\n')).toMatch(/CPU limit: RLIMIT_CPU/);
     expect(lines.join('\n')).toMatch(/programs die with the runner: yes/);
+    expect(lines.join('\n')).toMatch(cgroupSupport().kind === 'none' ? /^cgroup limits: none \(/m : /^cgroup limits: v[12] \(/m);
   });
+});
+
+describe('a machine without boxes (SPIELHALLE_BWRAP names no bwrap)', () => {
+  const CLI = path.resolve(import.meta.dirname, '../../dist/cli.js');
+  const run = (...args: string[]): { code: number | null; err: string; out: string } => {
+    const r = spawnSync(process.execPath, [CLI, ...args], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, SPIELHALLE_BWRAP: '/nonexistent/bwrap', SPIELHALLE_DATABASE_URL: '' },
+    });
+    return { code: r.status, err: r.stderr, out: r.stdout };
+  };
+
+  it('spielhalle doctor says that programs cannot be boxed here, and why', () => {
+    const r = run('doctor');
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('isolation: NONE available — SPIELHALLE_BWRAP=/nonexistent/bwrap: no such file');
+  });
+
+  it('a worker does not start (its matches would be lost unplayed), before it even looks for PostgreSQL', () => {
+    const r = run('--data-dir', path.join(root, 'nobox-worker'), 'worker', '--database', 'postgres://nobody@127.0.0.1:1/x');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('this worker cannot box entrant programs: SPIELHALLE_BWRAP=/nonexistent/bwrap: no such file');
+  });
+
+  it('a tournament with command entrants does not start unless its file says isolation: none', () => {
+    const dir = path.join(root, 'nobox-tournament');
+    mkdirSync(dir, { recursive: true });
+    const file = (isolation: string): string => {
+      const f = path.join(dir, `t-${isolation || 'default'}.yaml`);
+      writeFileSync(
+        f,
+        `name: nobox${isolation}\ngame: dame\nformat: round-robin\nmoveTime: 0.2\n${isolation ? `isolation: ${isolation}\n` : ''}entrants:\n  - { name: prog, command: "node ${CLI} bot dame --host {host} --port {port} -g {gameId} -p {player} --bot random" }\n  - { name: rnd, bot: random }\n`,
+      );
+      return f;
+    };
+    const refused = run('--data-dir', path.join(dir, 'data'), 'tournament', 'run', file(''));
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain("the entrants' programs cannot be isolated here: SPIELHALLE_BWRAP=/nonexistent/bwrap: no such file");
+    const open = run('--data-dir', path.join(dir, 'data'), '--log-level', 'warn', 'tournament', 'run', file('none'));
+    expect(open.code, open.err).toBe(0);
+    expect(open.err).toMatch(/NOT isolated/);
+  }, 90_000);
 });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -107,7 +107,7 @@ describe('spielhalle tournament (in process)', () => {
     const bad = workspace(FILE.replace('parallel: 2', 'parallel: two').replace('moveTime', 'movetime'));
     const r = await cli('--data-dir', bad.data, 'tournament', 'run', bad.file);
     expect(r.code).toBe(2);
-    expect(r.err).toContain(`${bad.file}:5:11: parallel: Invalid input: expected number, received string`);
+    expect(r.err).toContain(`${bad.file}:5:11: parallel: must be a number (got "two")`);
     expect(r.err).toMatch(new RegExp(`${bad.file}:6:11: movetime: unknown key`));
     expect(r.err).toContain('2 problems, nothing started');
 
@@ -116,8 +116,9 @@ describe('spielhalle tournament (in process)', () => {
     expect(u.code).toBe(2);
     expect(u.err).toContain('entrant dora: unknown fake bot "nobody"');
 
+    // Refused before anything was recorded (issue #33): there is no store, and status says where to look.
     expect((await cli('--data-dir', unknown.data, 'tournament', 'status', 'nope')).err).toContain(
-      'no tournament "nope"',
+      'no record store at',
     );
     expect((await cli('--data-dir', join(unknown.dir, 'none'), 'tournament', 'list')).code).toBe(2);
     expect(
@@ -203,6 +204,8 @@ entrants:
     command: node -e "require('fs').appendFileSync('ran', process.argv[1])" {player}
     cwd: progdir
 `);
+    // The preflight wants the cwd a file names to exist (issue #33).
+    mkdirSync(join(w.dir, 'progdir'));
     const r = await cli('--data-dir', w.data, 'tournament', 'run', w.file);
     expect(r.code).toBe(0);
     expect(readFileSync(join(w.dir, 'progdir', 'ran'), 'utf8')).toBe('11');

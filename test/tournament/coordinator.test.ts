@@ -189,12 +189,21 @@ describe('coordinator', () => {
       output: [],
     });
     store.startTournamentMatch(id, '1-1', 3, 'elsewhere:123');
+    // The crashed run had finished a game of 1-1 (a Mia round, say) before it died.
+    const stale = store.startMatch({ game: 'dame', startedAt: 3, seats: [], meta: { tournamentMatch: `${id}/1-1` } });
+    store.finishMatch(stale, { status: 'finished', endedAt: 4, result: {} });
+    const untouched = store.startMatch({ game: 'dame', startedAt: 3, seats: [], meta: { tournamentMatch: `${id}/1-0` } });
+    store.finishMatch(untouched, { status: 'finished', endedAt: 4, result: {} });
     expect(await run()).toBe('finished');
     expect(game.plays.map((p) => p.split('/')[1])).toEqual(['1-1']);
     expect(store.listTournamentMatches(id)).toMatchObject([
       { id: '1-0', status: 'done', attempts: 1 },
       { id: '1-1', status: 'done', attempts: 2 },
     ]);
+    // The crashed attempt's finished game did not count, and says so; the other match's is left alone.
+    expect(store.getMatch(stale)).toMatchObject({ status: 'superseded' });
+    expect(store.getMatch(stale)?.events.map((e) => e.type)).toEqual(['superseded']);
+    expect(store.getMatch(untouched)).toMatchObject({ status: 'finished' });
   });
 
   it('retries a match whose play() throws, and fails the tournament after the third attempt', async () => {

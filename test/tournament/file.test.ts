@@ -129,11 +129,11 @@ entrants:
     const e = errors(parseTournament(text, { file: 't.yaml' }));
     expect(e).toEqual([
       't.yaml:3:9: format: mia cannot be played as round-robin (allowed: tables)',
+      't.yaml:4:18: gamesPerPairing: must be even: every seed is played from both sides',
       't.yaml:8:11: entrants[1].name: duplicate name a (also entrants[0])',
       't.yaml:9:14: entrants[1].command: unknown placeholder {reservation} for mia (allowed: {host} {port} {name})',
       't.yaml:10:5: entrants[2]: needs exactly one of bot or command',
       't.yaml:11:5: entrants[3]: needs exactly one of bot or command',
-      't.yaml:4:18: gamesPerPairing: must be even: every seed is played from both sides',
     ]);
   });
 

@@ -186,6 +186,7 @@ describe('exports', () => {
     expect(csvField('plain')).toBe('plain');
     expect(csvField('a,b')).toBe('"a,b"');
     expect(csvField('say "hi"')).toBe('"say ""hi"""');
+    expect(csvField('Müller; Ben')).toBe('"Müller; Ben"');
     expect(csvField('two\nlines')).toBe('"two\nlines"');
     expect(csvField(undefined)).toBe('');
     expect(csvField(Number.POSITIVE_INFINITY)).toBe('');

@@ -1,12 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli-program.js';
 import { silentLogger } from '../../src/core/log.js';
+import type { PortRange } from '../../src/core/ports.js';
 import { PgRecordStore } from '../../src/core/records-pg.js';
 import { createTournament } from '../../src/tournament/coordinator.js';
 import { runQueuedTournament } from '../../src/tournament/distributed.js';
+import { GAMES } from '../../src/games/registry.js';
+import { useTournamentGames } from '../../src/tournament/cli.js';
 import { parseTournament } from '../../src/tournament/file.js';
 import { jobsSchema, LifeLock, MatchQueue } from '../../src/tournament/queue.js';
 import { runWorker, type WorkerOptions } from '../../src/tournament/worker.js';
@@ -15,7 +19,8 @@ import { fakeGame } from '../fixtures/tournament/fake-game.js';
 /**
  * The worker and the queued coordinator (issue #19) with the fake game, in this process, on
  * PostgreSQL: a result that comes in after the match was taken over is discarded; a match whose
- * arena throws is retried through the queue; one that fails every try fails the tournament.
+ * arena throws is retried through the queue; one that fails every try fails the tournament; the
+ * `spielhalle worker` command opens its arenas in the port range of the settings or of the file.
  */
 
 const PG_URL = process.env.SPIELHALLE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -115,9 +120,12 @@ describe('spielhalle worker', () => {
       // The note is added after the match (it does not hold up the next one).
       const detail = await until(async () => {
         const d = await t.store.getMatch(record!.id);
-        return d !== null && d.events.length === 3 ? d : undefined;
+        return d !== null && d.events.length === 4 ? d : undefined;
       });
-      expect(detail.events.map((e) => e.type)).toEqual(['move', 'tournament', 'discarded']);
+      // It did not count: discarded, and its record superseded (issue 31).
+      expect(detail.events.map((e) => e.type)).toEqual(['move', 'tournament', 'discarded', 'superseded']);
+      // Read again: getMatch reads the row before the events, so the first read may predate the mark.
+      expect((await t.store.getMatch(record!.id))?.status).toBe('superseded');
       expect(detail.events[1]?.data).toEqual({ tournament: t.id, match: m.id, worker: 'slow-host:1:aaaaaa', attempt: 1 });
       expect(detail.events[2]?.data).toMatchObject({ worker: 'slow-host:1:aaaaaa', attempt: 1 });
     } finally {
@@ -161,6 +169,52 @@ describe('spielhalle worker', () => {
     } finally {
       await broken.close();
     }
+  });
+
+  it('`spielhalle worker` opens its arenas in the settings\' tournaments.ports, or in the range a tournament file names (issue #33)', async () => {
+    const schema = `${RUN}_${schemas.length}`;
+    schemas.push(schema);
+    const store = await PgRecordStore.open({ url: PG_URL, schema, mode: 'serve' });
+    const queue = await MatchQueue.open({ url: PG_URL, schema: jobsSchema(schema) }, ['dame']);
+    const opened: (PortRange | null | undefined)[] = [];
+    const game = fakeGame({ onOpen: ({ ports }) => opened.push(ports) });
+    const entrants = '  - { name: a, bot: fixed, options: { strength: 1 } }\n  - { name: b, bot: fixed, options: { strength: 2 } }\n';
+    const matches: { id: string; match: string }[] = [];
+    for (const text of [file(entrants), `ports: "41900-41909"\n${file(entrants)}`]) {
+      const parsed = parseTournament(text, { file: 'w.yaml' });
+      if (!parsed.ok) throw new Error('bad file');
+      const id = await createTournament(store, parsed.spec, text, Date.now(), [game]);
+      await store.setTournamentStatus(id, 'running', Date.now());
+      const [m] = await store.listTournamentMatches(id);
+      await queue.enqueue('dame', id, [m!.id], { leaseSeconds: 60, retryLimit: 0 });
+      matches.push({ id, match: m!.id });
+    }
+    const config = join(dir, 'ports.json');
+    writeFileSync(config, JSON.stringify({ database: { schema }, tournaments: { ports: '41800-41899' } }));
+    useTournamentGames([game]);
+    const before = new Set(process.listeners('SIGINT'));
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    let run: Promise<number> | null = null;
+    try {
+      run = main(['node', 'spielhalle', '--config', config, '--data-dir', dir, 'worker', '--database', PG_URL, '--concurrency', '1']);
+      await until(async () => {
+        for (const { id, match } of matches) if ((await store.getTournamentMatch(id, match))?.status !== 'done') return undefined;
+        return true;
+      });
+    } finally {
+      // The worker's own Ctrl-C handler, called directly (other SIGINT listeners of this process stay out of it).
+      for (const l of process.listeners('SIGINT')) if (!before.has(l)) l('SIGINT');
+      const code = await run;
+      err.mockRestore();
+      process.exitCode = undefined;
+      useTournamentGames(GAMES);
+      await queue.close();
+      await store.close();
+      expect(code).toBe(130);
+    }
+    // One arena per range: the settings' for the tournament without ports, the file's for the other.
+    expect(opened).toHaveLength(2);
+    expect(opened).toEqual(expect.arrayContaining([{ from: 41800, to: 41899 }, { from: 41900, to: 41909 }]));
   });
 
   it('refuses a second coordinator of the same tournament', async () => {

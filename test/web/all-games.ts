@@ -34,18 +34,25 @@ export const PAGES = [
   '#/nowhere/at/all',
 ];
 
-export async function openAllGames(store: RecordStore): Promise<AllGamesRig> {
+/**
+ * `houseBots`: also start each game's house bots (as `npm start` does), so the game pages show
+ * live boards, rounds and games, as a visitor of a running server sees them (all but Connect
+ * Four's, a UDP broadcast peer).
+ */
+export async function openAllGames(store: RecordStore, o: { houseBots?: boolean } = {}): Promise<AllGamesRig> {
   const games = Object.fromEntries(
     Object.entries(DEFAULT_SETTINGS.games).map(([name, s]) => [name, { ...s, port: 0 }]),
   ) as unknown as Settings['games'];
   const settings: Settings = { ...DEFAULT_SETTINGS, host: '127.0.0.1', games };
   const ctx = { settings, log: silentLogger, store };
   const servers: GameServer[] = [];
+  const bots: { stop(): Promise<void> | void }[] = [];
   let web: WebServer | undefined;
   let browser: Browser | undefined;
   const close = async () => {
     await browser?.close();
     await web?.stop();
+    await Promise.allSettled(bots.map(async (b) => b.stop()));
     await Promise.allSettled(servers.map((s) => s.stop()));
   };
   try {
@@ -53,6 +60,8 @@ export async function openAllGames(store: RecordStore): Promise<AllGamesRig> {
       const server = game.createServer(ctx);
       servers.push(server);
       await server.start();
+      // Not Connect Four's: its house bot is a UDP broadcast peer, heard by every test on the machine.
+      if (o.houseBots === true && game.listensWithHouseBots !== true) bots.push(...((await game.startHouseBots?.(ctx, server)) ?? []));
     }
     web = createWebServer({
       servers,

@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { DEFAULT_SETTINGS, type Settings } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { MatchSummary, WirePage } from '../../src/core/record-types.js';
 import type { MatchDetail, MatchRecord } from '../../src/core/records.js';
 import { RecordStore } from '../../src/core/records.js';
 import type { MiaSnapshot } from '../../src/games/mia/snapshot.js';
+import { serve } from '../../src/serve.js';
 import { createWebServer, type WebServer } from '../../src/web/server.js';
 import { checkClientView, type CheckClientView } from '../../src/web/check-client-api.js';
 import { dameConformance } from '../../src/games/dame/conformance/index.js';
@@ -131,6 +133,7 @@ describe('web API', () => {
           { game: 'mia', status: 'running' },
           { game: 'connect4', status: 'running' },
         ],
+        records: { status: 'ok' },
       });
       connect4.details.status = 'failed';
       try {
@@ -138,10 +141,12 @@ describe('web API', () => {
         expect(bad.status).toBe(503);
         expect(bad.json()).toEqual({
           status: 'degraded',
+          reason: 'connect4: server failed',
           games: [
             { game: 'mia', status: 'running' },
             { game: 'connect4', status: 'failed' },
           ],
+          records: { status: 'ok' },
         });
       } finally {
         connect4.details.status = 'running';
@@ -549,5 +554,29 @@ describe('web API', () => {
         await b.close();
       }
     });
+  });
+});
+
+describe('"Test your client" in a firewalled lab (issue #33)', () => {
+  it("passes the settings' tournaments.ports on to every check-client command the dashboard shows", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'spielhalle-check-ports-'));
+    const games = { ...DEFAULT_SETTINGS.games, dame: { ...DEFAULT_SETTINGS.games.dame, port: 0 } };
+    const settings: Settings = { ...DEFAULT_SETTINGS, dataDir, bots: false, web: { ...DEFAULT_SETTINGS.web, port: 0 }, games, tournaments: { programs: [], ports: '20000-20999' } };
+    const running = await serve(settings, ['dame'], silentLogger);
+    try {
+      const response = await fetch(`http://127.0.0.1:${running.webPort ?? 0}/api/games/dame/check-client`);
+      expect(response.status).toBe(200);
+      const view = (await response.json()) as CheckClientView;
+      expect(view.ports).toBe('20000-20999');
+      expect(view.usageArgs).toBe('check-client dame --ports 20000-20999 -- ./my-client {host} {port} {gameId} {player}');
+      expect(view.exampleArgs).toMatch(/^check-client dame --ports 20000-20999 -- spielhalle bot dame /);
+      expect(view.example).toMatch(/^spielhalle check-client dame --ports 20000-20999 -- /);
+      expect(view.configFileArgs).toMatch(/^check-client dame --ports 20000-20999 --config-file client\.conf=client\.conf\.in -- /);
+    } finally {
+      await running.lifecycle.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    // Without a range the commands stay as they were.
+    expect(checkClientView('dame', dameConformance)).toMatchObject({ ports: null, usageArgs: 'check-client dame -- ./my-client {host} {port} {gameId} {player}' });
   });
 });

@@ -108,7 +108,7 @@ describe('the dashboard in German and English', () => {
       }
     }
     await page.goto(`${rig!.base}/#/dame/check-client`);
-    expect(await page.getByTestId('check-client-example').textContent()).toMatch(/^spielhalle check-client dame -- spielhalle bot dame /);
+    expect(await page.getByTestId('check-client-example-installed').textContent()).toMatch(/^spielhalle check-client dame -- spielhalle bot dame /);
     expect(await missing(page)).toEqual([]);
     expect(errors).toEqual([]);
   }, 60_000);

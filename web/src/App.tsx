@@ -8,15 +8,20 @@ import { MatchDetail } from './pages/MatchDetail.js';
 import { Matches } from './pages/Matches.js';
 import { Overview } from './pages/Overview.js';
 import { EntrantDetail } from './pages/EntrantDetail.js';
+import { Liga } from './pages/Liga.js';
+import { LigaMe } from './pages/LigaMe.js';
 import { TournamentDetail } from './pages/TournamentDetail.js';
 import { Tournaments } from './pages/Tournaments.js';
 import { href, useRoute, type Route } from './router.js';
+import { usePolling } from './usePolling.js';
 
 export function App() {
   const { t, i18n } = useTranslation();
   const route = useRoute();
   const [menuOpen, setMenuOpen] = useState(false);
   const [shownRoute, setShownRoute] = useState(route);
+  // Die Liga has a menu entry where the server runs it (setting `ladder.enabled`).
+  const ladder = usePolling<{ enabled: boolean }>('/api/ladder', null);
   // Choosing a page folds the menu again (a phone shows it over the page).
   if (shownRoute !== route) {
     setShownRoute(route);
@@ -63,6 +68,15 @@ export function App() {
           >
             {t('nav.tournaments')}
           </a>
+          {ladder.data?.enabled === true && (
+            <a
+              href={href.liga}
+              data-testid="nav-liga"
+              className={route.page === 'liga' || route.page === 'liga-me' ? 'active' : undefined}
+            >
+              {t('nav.liga')}
+            </a>
+          )}
           <LanguageSwitch current={i18n.language} />
         </div>
       </nav>
@@ -126,6 +140,10 @@ function Page({ route }: { route: Route }) {
       return <TournamentDetail key={route.id} id={route.id} />;
     case 'entrant':
       return <EntrantDetail key={`${route.id}/${route.name}`} id={route.id} name={route.name} />;
+    case 'liga':
+      return <Liga />;
+    case 'liga-me':
+      return <LigaMe key={route.token} token={route.token} />;
     case 'not-found':
       return (
         <section className="page">

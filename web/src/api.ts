@@ -25,6 +25,11 @@ function readToken(): string | null {
 
 const token = readToken();
 
+/** Whether this dashboard holds a token (staff opened it with `?token=…` once): staff parts show then. */
+export const hasToken = (): boolean => token !== null;
+
+const authorization = (): Record<string, string> => (token === null ? {} : { authorization: `Bearer ${token}` });
+
 /** A WebSocket URL with the token as `token=` (browsers cannot set headers on a WebSocket). */
 export function withToken(url: string): string {
   if (token === null) return url;
@@ -42,9 +47,10 @@ export class ApiError extends Error {
   }
 }
 
-export async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> {
+/** A GET; `auth` sends the token too (staff reads such as the ladder's roster, which holds codes). */
+export async function getJson<T>(url: string, signal?: AbortSignal, auth = false): Promise<T> {
   const response = await fetch(url, {
-    headers: { accept: 'application/json' },
+    headers: { accept: 'application/json', ...(auth ? authorization() : {}) },
     ...(signal ? { signal } : {}),
   });
   return readJson<T>(response);
@@ -57,7 +63,7 @@ export async function postJson<T>(url: string, body: unknown = {}): Promise<T> {
     headers: {
       accept: 'application/json',
       'content-type': 'application/json',
-      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+      ...authorization(),
     },
     body: JSON.stringify(body),
   });

@@ -32,3 +32,20 @@ export function compactJson(value: unknown, max = 120): string {
   }
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+const GAMES = new Set(['catan', 'mia', 'connect4', 'dame', 'ostseeschach']);
+
+/** A game the dashboard has names (and a protocol line) for in both languages. */
+export const isKnownGame = (game: string): boolean => GAMES.has(game);
+
+const FORMATS = new Set(['round-robin', 'swiss', 'seatings', 'tables']);
+
+/** A tournament format in the reader's language (`round-robin`: „Jeder gegen jeden“); an unknown one as it is. */
+export function formatName(format: string, t: (key: string) => string): string {
+  return FORMATS.has(format) ? t(`tournamentFormat.${format}`) : format;
+}
+
+/** A game's name in the reader's language (`gameName.<id>`); an id the dashboard does not know stays as it is. */
+export function gameName(game: string, t: (key: string) => string): string {
+  return GAMES.has(game) ? t(`gameName.${game}`) : game;
+}

@@ -128,3 +128,68 @@ export function summarizeResult(m: MatchRecord): ResultSummary {
   }
   return (byGame[m.game] ?? generic)(m, m.result);
 }
+
+/** What `reasonText` needs of i18next: a lookup with values. */
+export type Translate = (key: string, values: Record<string, unknown>) => string;
+
+const DAME_CODES = new Set(['no-pieces', 'no-moves', 'repetition', 'fifty-moves', 'timeout', 'disconnect']);
+
+/** One Connect Four forfeit: `<name> <why>` as the tournament writes it. */
+function connect4Forfeit(part: string, t: Translate): string | null {
+  const patterns: [RegExp, (m: RegExpExecArray) => string][] = [
+    [/^(.+) no move within (\d+) ms$/, (m) => t('reasonText.noMoveWithin', { name: m[1], ms: m[2] })],
+    [/^(.+) went silent$/, (m) => t('reasonText.wentSilent', { name: m[1] })],
+    [/^(.+) aborted the game \(stage 99\)$/, (m) => t('reasonText.abortedStage99', { name: m[1] })],
+    [/^(.+) sent stage 5 without a final move$/, (m) => t('reasonText.noFinalMove', { name: m[1] })],
+    [
+      /^(.+) illegal move: column (\d+) at turn (\d+) \((.*)\)$/,
+      (m) => t('reasonText.illegalColumn', { name: m[1], column: m[2], turn: m[3], why: m[4] }),
+    ],
+    [/^(.+) game ended: (.+)$/, (m) => t('reasonText.gameEnded', { name: m[1], why: m[2] })],
+  ];
+  for (const [re, text] of patterns) {
+    const m = re.exec(part);
+    if (m) return text(m);
+  }
+  return null;
+}
+
+/**
+ * A tournament match's recorded reason (written in English by each game's tournament support,
+ * src/games/*\/tournament.ts) in the reader's language: `no-moves: anna loses` becomes
+ * „kein erlaubter Zug mehr: anna verliert“. Names, numbers and protocol words (REGULAR,
+ * SOFT_TIMEOUT, a Catan message) stay as recorded; a reason of a shape this does not know is
+ * shown as recorded.
+ */
+/** A Dame end code (`no-moves`) in words; any other code stays as recorded. */
+export const dameReason = (code: string, t: Translate): string => (DAME_CODES.has(code) ? t(`dame.reason.${code}`, {}) : code);
+
+export function reasonText(reason: string, t: Translate): string {
+  const code = (c: string) => dameReason(c, t);
+  const simple: [RegExp, (m: RegExpExecArray) => string][] = [
+    [/^(.+): (.+) loses$/, (m) => t('reasonText.loses', { why: code(m[1]!), name: m[2] })],
+    [/^REGULAR: draw (\d+:\d+)$/, (m) => t('reasonText.regularDraw', { points: m[1] })],
+    [/^REGULAR: (.+) wins (\d+:\d+)$/, (m) => t('reasonText.regularWin', { name: m[1], points: m[2] })],
+    [/^draw: the board is full$/, () => t('reasonText.boardFull', {})],
+    [/^four in a row: (.*)$/, (m) => t('reasonText.fourInARow', { name: m[1] })],
+    [/^(\d+) rounds played: (.*)$/, (m) => t('reasonText.roundsPlayed', { count: Number(m[1]), scores: m[2] })],
+    [/^(\d+) rounds played$/, (m) => t('reasonText.roundsPlayedOnly', { count: Number(m[1]) })],
+    [/^no seat registered$/, () => t('reasonText.noSeatRegistered', {})],
+    [/^only (.+) registered: no round can be played$/, (m) => t('reasonText.onlyOneRegistered', { name: m[1] })],
+    [/^table failed: (.*)$/, (m) => t('reasonText.tableFailed', { why: m[1] })],
+    [/^no game: (.+) did not join$/, (m) => t('reasonText.didNotJoin', { names: m[1] })],
+    [/^a seat never joined$/, () => t('reasonText.seatNeverJoined', {})],
+    [/^cut off: (.*)$/, (m) => t('reasonText.cutOff', { why: reasonText(m[1]!, t) })],
+    [/^aborted$/, () => t('reasonText.aborted', {})],
+    [/^bye$/, () => t('reasonText.bye', {})],
+    [/^(.+) never connected$/, (m) => t('reasonText.neverConnected', { name: m[1] })],
+  ];
+  for (const [re, text] of simple) {
+    const m = re.exec(reason);
+    if (m) return text(m);
+  }
+  const parts = reason.split('; ');
+  const forfeits = parts.map((p) => connect4Forfeit(p, t));
+  if (forfeits.every((f) => f !== null)) return forfeits.join('; ');
+  return reason;
+}

@@ -2,7 +2,9 @@ import { useEffect, useState } from 'react';
 
 /**
  * A hash router small enough to read: #/, #/matches[?game=&status=&player=&hour=&page=],
- * #/matches/<id>, #/<game>, #/<game>/check-client, #/tournaments[?offset=], #/tournaments/<id>[/entrants/<name>].
+ * #/matches/<id>, #/<game>, #/<game>/check-client, #/tournaments[?offset=], #/tournaments/<id>[/entrants/<name>],
+ * #/liga, #/liga/<pageToken> (a student's private page; the server's link `/liga/<pageToken>` is
+ * turned into this one by `adoptPathRoute`).
  */
 
 /** The Matches page's filters; `status` 'any' lists every status, `hour` is an hour's start (ms). */
@@ -31,6 +33,8 @@ export type Route =
   | { page: 'tournaments'; offset: number }
   | { page: 'tournament'; id: string }
   | { page: 'entrant'; id: string; name: string }
+  | { page: 'liga' }
+  | { page: 'liga-me'; token: string }
   | { page: 'not-found'; path: string };
 
 export function parseRoute(hash: string): Route {
@@ -68,6 +72,8 @@ export function parseRoute(hash: string): Route {
     if (parts.length === 4 && parts[1] && parts[2] === 'entrants' && parts[3])
       return { page: 'entrant', id: parts[1], name: parts[3] };
   }
+  if (parts[0] === 'liga' && parts.length === 1) return { page: 'liga' };
+  if (parts[0] === 'liga' && parts.length === 2 && parts[1]) return { page: 'liga-me', token: parts[1] };
   if (parts.length === 1 && parts[0] && /^[a-z0-9_-]+$/i.test(parts[0]))
     return { page: 'live', game: parts[0] };
   if (parts.length === 2 && parts[0] && /^[a-z0-9_-]+$/i.test(parts[0]) && parts[1] === 'check-client')
@@ -96,7 +102,20 @@ export const href = {
   tournament: (id: string) => `#/tournaments/${encodeURIComponent(id)}`,
   entrant: (id: string, name: string) =>
     `#/tournaments/${encodeURIComponent(id)}/entrants/${encodeURIComponent(name)}`,
+  liga: '#/liga',
 };
+
+/**
+ * The ladder hands out a student's page as a path (`/liga/<pageToken>`, which the server answers
+ * with the dashboard): in the address bar that becomes `/#/liga/<pageToken>`, the hash route, before
+ * the first render.
+ */
+export function adoptPathRoute(): void {
+  const { pathname, hash, search } = window.location;
+  if (hash !== '' && hash !== '#') return;
+  if (!/^\/liga(\/[A-Za-z0-9_-]+)?\/?$/.test(pathname)) return;
+  window.history.replaceState(window.history.state, '', `/${search}#${pathname.replace(/\/$/, '')}`);
+}
 
 export function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(window.location.hash));

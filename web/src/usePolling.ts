@@ -10,8 +10,11 @@ export interface Polled<T> {
   reload: () => void;
 }
 
-/** Fetches `url` now and then every `intervalMs` (null: once); keeps the last good data on errors. */
-export function usePolling<T>(url: string | null, intervalMs: number | null): Polled<T> {
+/**
+ * Fetches `url` now and then every `intervalMs` (null: once); keeps the last good data on errors.
+ * `auth`: send the dashboard's token with the GET (staff reads).
+ */
+export function usePolling<T>(url: string | null, intervalMs: number | null, auth = false): Polled<T> {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(url !== null);
@@ -33,7 +36,7 @@ export function usePolling<T>(url: string | null, intervalMs: number | null): Po
     let timer: number | undefined;
     const load = async () => {
       try {
-        const value = await getJson<T>(url, controller.signal);
+        const value = await getJson<T>(url, controller.signal, auth);
         setData(value);
         setLoadedAt(Date.now());
         setError(null);
@@ -52,7 +55,7 @@ export function usePolling<T>(url: string | null, intervalMs: number | null): Po
       controller.abort();
       window.clearTimeout(timer);
     };
-  }, [url, intervalMs, tick]);
+  }, [url, intervalMs, tick, auth]);
 
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { data, error, loading, loadedAt, reload };

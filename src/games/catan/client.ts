@@ -136,6 +136,11 @@ export class CatanClient {
     return this.driver.game.me;
   }
 
+  /** Whether its connection has ended (after `Spiel beendet` our server closes it). */
+  get closed(): boolean {
+    return this.socket?.closed ?? false;
+  }
+
   async stop(): Promise<void> {
     this.lobbyTimer?.cancel();
     this.driver.stop();

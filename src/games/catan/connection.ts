@@ -75,6 +75,11 @@ export class Connection implements Peer {
       readonly limits: ConnectionLimits;
       /** The prepared game this connection came for (a tournament match's own listener); null: the open lobby. */
       readonly target?: Lobby | null | undefined;
+      /**
+       * A connection of the ladder port (ladder-door.ts): its `Spieler` name is a ladder code, a
+       * student's secret, which the record store keeps as `(Liga-Code)` (`isCode`).
+       */
+      readonly ladder?: { isCode(code: string): boolean } | undefined;
     },
   ) {
     this.conn = address;
@@ -91,6 +96,7 @@ export class Connection implements Peer {
       o.limits.helloTimeoutMs,
     );
     this.session = hall.connect(this, address, 'human', o.target ?? null, o.host, false);
+    if (o.ladder !== undefined) this.session.ladder = { ticket: null, code: null };
     socket.on(
       'data',
       this.guarded('input', (chunk: Buffer) => this.receive(chunk)),
@@ -207,7 +213,16 @@ export class Connection implements Peer {
 
   private recordIn(data: string): void {
     logWire(this.log, 'in', data);
-    this.record('in', data);
+    this.record('in', this.redact(data));
+  }
+
+  /** A ladder code given as a name, as the record store keeps it: `(Liga-Code)` (records are public). */
+  private redact(text: string): string {
+    const door = this.o.ladder;
+    if (door === undefined || !text.includes('Name')) return text;
+    return text.replace(/"Name"(\s*):(\s*)"([^"\\]*)"/g, (all: string, a: string, b: string, name: string) =>
+      door.isCode(name) ? `"Name"${a}:${b}"(Liga-Code)"` : all,
+    );
   }
 
   private receive(chunk: Buffer): void {

@@ -36,6 +36,8 @@ export interface BotSeat {
   /** The colour it asks for first (then the first free one). */
   readonly colour?: Colour | undefined;
   readonly strategy?: ((seed: string) => CatanBot) | undefined;
+  /** Its pause before each message (default: the server's `botThinkMs`). */
+  readonly thinkMs?: number | undefined;
 }
 
 export interface HouseBotOptions {

@@ -1,10 +1,11 @@
 import type { Clock } from '../../core/clock.js';
 import { guard } from '../../core/guard.js';
 import { RateLimitedWarn } from '../../core/hosts.js';
-import type { Logger } from '../../core/log.js';
+import { houseLogger, type Logger } from '../../core/log.js';
 import type { Records } from '../../core/record-backend.js';
 import { Rng } from '../../core/rng.js';
 import type { GameEvent, SeenEvent, Viewer } from './events.js';
+import type { CatanLadderDoor } from './ladder-door.js';
 import { HouseBot, type BotSeat, type HouseBotOptions } from './house-bot.js';
 import { Match, type HistoryStep, type Participant, type Peer } from './match.js';
 import { TEXT, lobbyPlayer } from './messages.js';
@@ -88,6 +89,7 @@ export class Hall {
   private finished = 0;
   private aborted = 0;
   private stopped = false;
+  private ladder: CatanLadderDoor | null = null;
 
   constructor(private readonly o: HallOptions) {
     this.rng = Rng.seeded(`${o.seed}/ids`);
@@ -172,6 +174,7 @@ export class Hall {
   disconnected(session: Session): void {
     if (!this.sessions.delete(session)) return;
     this.forgetHost(session);
+    session.ladder?.ticket?.leave();
     if (session.id !== null) this.ids.delete(session.id);
     const target = session.target;
     if (session.holdsSeat && target) {
@@ -210,7 +213,13 @@ export class Hall {
     session.holdsSeat = false;
     // A house bot's lobby may have started or gone meanwhile.
     const seats = target?.reservation?.names.length ?? 4;
-    const lobby = target ? (this.lobbies.includes(target) && target.members.length < seats ? target : null) : this.lobbyFor(session);
+    const lobby = session.ladder
+      ? this.ladderRoom()
+      : target
+        ? this.lobbies.includes(target) && target.members.length < seats
+          ? target
+          : null
+        : this.lobbyFor(session);
     if (!lobby) {
       this.fail(session, MELDUNG_SERVER.gameFull);
       session.peer.end();
@@ -225,7 +234,10 @@ export class Hall {
     session.lobby = lobby;
     this.armIdle(lobby);
     this.statusToLobby(lobby, session);
-    this.o.log.info({ player: id, lobby: lobby.id, kind: session.kind, address: session.address }, 'joined a lobby');
+    // House bots joining is routine; who else joins is news.
+    const joined = { player: id, lobby: lobby.id, kind: session.kind, address: session.address };
+    if (session.kind === 'bot') this.o.log.debug(joined, 'joined a lobby');
+    else this.o.log.info(joined, 'joined a lobby');
   }
 
   private player(session: Session, lobby: Lobby, name: string, colour: string): void {
@@ -234,6 +246,10 @@ export class Hall {
       return;
     }
     session.refusedName = null;
+    if (lobby.ladderRoom === true) {
+      this.ladderPlayer(session, lobby, name, colour);
+      return;
+    }
     const names = lobby.reservation?.names;
     if (
       name.trim() === '' ||
@@ -284,9 +300,98 @@ export class Hall {
     }
     session.status = 'Wartet auf Spielbeginn';
     this.statusToLobby(lobby, session);
+    if (lobby.ladderRoom === true) {
+      // The ladder makes the game (other students, or house bots after its wait): ladderGame.
+      this.send(session, OK);
+      session.ladder?.ticket?.wait(session);
+      return;
+    }
     lobby.reservation?.onReady?.(session.name);
     if (!this.startIfReady(lobby)) this.planBotFill(lobby);
     this.send(session, OK);
+  }
+
+  // ---- the ladder (issue 34, ladder-door.ts) ----------------------------------------------------
+
+  /** Opens (or with null closes) the rated ladder's door on the ladder port's connections. */
+  setLadder(door: CatanLadderDoor | null): void {
+    this.ladder = door;
+  }
+
+  /** A ladder connection's own lobby: it waits there alone until the ladder has made its game. */
+  private ladderRoom(): Lobby | null {
+    if (this.stopped || this.matches.size + this.lobbies.length >= this.o.maxGames) return null;
+    const lobby = this.newLobby(true);
+    lobby.ladderRoom = true;
+    return lobby;
+  }
+
+  /**
+   * `Spieler` on the ladder port: the name must be a ladder code of the roster (anything else is
+   * `Ungueltiger Name`, a refused code its words, and the connection is closed); the session then
+   * goes by its roster name. The same code again may change the colour.
+   */
+  private ladderPlayer(session: Session, lobby: Lobby, name: string, colour: string): void {
+    const seat = session.ladder;
+    const chosen = COLOURS.find((c) => c === colour);
+    if (seat === undefined) return;
+    if (seat.ticket !== null) {
+      if (name !== seat.code) this.fail(session, MELDUNG_SERVER.invalidName);
+      else if (chosen === undefined) this.fail(session, MELDUNG_SERVER.invalidColour);
+      else {
+        session.colour = chosen;
+        this.statusToLobby(lobby, session);
+        this.send(session, OK);
+      }
+      return;
+    }
+    const door = this.ladder;
+    const admission = door === null ? { ok: false as const, text: 'Liga: the ladder is not open right now' } : door.admit(name, session.host ?? '');
+    if (admission === null || !admission.ok) {
+      this.fail(session, admission === null ? MELDUNG_SERVER.invalidName : admission.text);
+      this.o.log.info({ conn: session.address, refused: admission === null ? 'no ladder code' : admission.text }, 'ladder: name refused');
+      session.peer.end();
+      return;
+    }
+    if (chosen === undefined) {
+      admission.ticket.leave();
+      this.fail(session, MELDUNG_SERVER.invalidColour);
+      return;
+    }
+    seat.ticket = admission.ticket;
+    seat.code = name;
+    session.name = admission.name;
+    session.colour = chosen;
+    this.statusToLobby(lobby, session);
+    this.send(session, OK);
+  }
+
+  /**
+   * A ladder game: the students waiting in their ladder rooms (`Spiel starten` sent) move into one
+   * prepared lobby (a colour taken by another is swapped for a free one, told in a Statusupdate),
+   * house bots (`bots`) join it, and the game starts in the turn order of `reservation.names`.
+   * Null, and nothing moved, when one of the students no longer waits; else the game's lobby
+   * (its `waiters` learn whether the game started).
+   */
+  ladderGame(students: readonly Session[], bots: readonly BotSeat[], reservation: Reservation): Lobby | null {
+    if (this.stopped) return null;
+    if (students.some((s) => !this.sessions.has(s) || s.lobby?.ladderRoom !== true || s.status !== 'Wartet auf Spielbeginn')) return null;
+    const lobby = this.newLobby(true, reservation);
+    for (const s of students) {
+      const room = s.lobby!;
+      room.members.splice(0);
+      this.dropLobby(room);
+      const taken = new Set(lobby.members.map((m) => m.colour));
+      if (s.colour === null || taken.has(s.colour)) s.colour = COLOURS.find((c) => !taken.has(c)) ?? null;
+      for (const m of lobby.members) this.send(s, { type: 'status', player: seen(m, false) });
+      lobby.members.push(s);
+      s.lobby = lobby;
+      this.statusToLobby(lobby, s);
+    }
+    this.o.log.info({ lobby: lobby.id, players: reservation.names.length, bots: bots.length }, 'ladder game seated');
+    if (bots.length > 0) this.addBots(lobby, reservation.names.length, bots);
+    else this.startIfReady(lobby);
+    return lobby;
   }
 
   // ---- lobbies -----------------------------------------------------------------------------------
@@ -432,6 +537,8 @@ export class Hall {
       : this.o.order?.(participants.map((p) => p.id));
     if (order) participants = order.map((id) => participants.find((p) => p.id === id)!);
     const allMachines = participants.every((p) => p.kind !== 'human');
+    // A game of house bots only is routine: logged at debug (docs/operations.md, "Logs").
+    const log = participants.every((p) => p.kind === 'bot') ? houseLogger(this.o.log) : this.o.log;
     const board = r ? undefined : this.o.board?.(number);
     const start = (): ReturnType<typeof Match.start> => Match.start({
       number,
@@ -445,7 +552,7 @@ export class Hall {
       meta: r?.meta,
       timeoutStreak: r?.timeoutStreak ?? null,
       clock: this.o.clock,
-      log: this.o.log,
+      log,
       store: this.o.store,
       censor: this.o.censor,
       sameForOthers: this.o.sameForOthers,
@@ -477,7 +584,7 @@ export class Hall {
       m.match = match;
     }
     if (!match.over) this.matches.set(match.id, match);
-    this.o.log.info({ match: match.id, players: participants.map((p) => p.id) }, 'game started');
+    log.info({ match: match.id, players: participants.map((p) => p.id) }, 'game started');
     for (const w of waiters) w(match.id);
     r?.onStart?.(match);
     return true;
@@ -519,6 +626,7 @@ export class Hall {
       new HouseBot({
         ...this.o.houseBot,
         ...(seat?.strategy ? { strategy: seat.strategy } : {}),
+        ...(seat?.thinkMs !== undefined ? { thinkMs: seat.thinkMs } : {}),
         colour: seat?.colour,
         hall: this,
         lobby,
@@ -544,6 +652,9 @@ export class Hall {
     const started = new Promise<string>((resolve, reject) =>
       lobby.waiters.push((id) => (id === null ? reject(new Error('the game of house bots did not start')) : resolve(id))),
     );
+    // A caller that let go of it (a request that timed out) must not leave an unhandled rejection
+    // when stop() settles the lobby; whoever awaits it still gets the rejection.
+    started.catch(() => undefined);
     try {
       this.addBots(lobby, players, seats);
     } catch (err) {

@@ -107,6 +107,9 @@ interface Seat extends Participant {
   /** Decisions the server took for this player (D10), in all and since its last own action. */
   timeouts: number;
   streak: number;
+  /** Actions the rules refused (each answered with its Fehler), and the first refusal's Meldung. */
+  refused: number;
+  firstRefusal: string | null;
 }
 
 const GAME = 'catan';
@@ -154,7 +157,7 @@ export class Match {
     this.startedAt = o.clock.now();
     this.rng = Rng.seeded(`${o.seed}/stand-in`);
     const order = this.state.players.map((p) => p.id);
-    this.seats = order.map((id) => ({ ...o.participants.find((p) => p.id === id)!, gone: false, timeouts: 0, streak: 0 }));
+    this.seats = order.map((id) => ({ ...o.participants.find((p) => p.id === id)!, gone: false, timeouts: 0, streak: 0, refused: 0, firstRefusal: null }));
     for (const s of this.seats) this.byId.set(s.id, s);
     const map = wireMap(this.state);
     this.ctx = { map: () => map, order: () => this.seats };
@@ -212,13 +215,13 @@ export class Match {
 
   /**
    * Per player in turn order: true victory points (hidden cards included), decisions the server
-   * took for them (D10), and whether their lost connection ended the game (D9; connections that
-   * close after the end do not count).
+   * took for them (D10), whether their lost connection ended the game (D9; connections that
+   * close after the end do not count), and the actions the rules refused them (the first's Meldung).
    */
-  tally(): { id: number; name: string; points: number; timeouts: number; lost: boolean }[] {
+  tally(): { id: number; name: string; points: number; timeouts: number; lost: boolean; refused: number; firstRefusal: string | null }[] {
     return this.seats.map((s) => {
       const p = this.state.players.find((x) => x.id === s.id)!;
-      return { id: s.id, name: s.name, points: totalPoints(p), timeouts: s.timeouts, lost: s.id === this.lostBy };
+      return { id: s.id, name: s.name, points: totalPoints(p), timeouts: s.timeouts, lost: s.id === this.lostBy, refused: s.refused, firstRefusal: s.firstRefusal };
     });
   }
 
@@ -298,6 +301,8 @@ export class Match {
     const played: Action = dice ? { type: 'roll', dice } : action;
     const result = apply(this.state, seat.id, played);
     if (!result.ok) {
+      seat.refused++;
+      seat.firstRefusal ??= result.error.message;
       this.send(seat, { type: 'error', message: result.error.message });
       return;
     }

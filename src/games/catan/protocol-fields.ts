@@ -1,4 +1,5 @@
 import { err, ok, type Result } from '../../core/result.js';
+import { spellUmlauts } from '../../core/umlauts.js';
 import { DEV_CARDS, RESOURCES, TERRAINS, type DevCard, type FieldType, type Hidden, type Piece, type Resource, type ResourceCounts, type Status } from './rules/types.js';
 
 /**
@@ -8,14 +9,8 @@ import { DEV_CARDS, RESOURCES, TERRAINS, type DevCard, type FieldType, type Hidd
  * `Fail`, which the parsers turn into `Ungueltige Nachricht`; nothing here throws past them.
  */
 
-const UMLAUTS: Readonly<Record<string, string>> = { ä: 'ae', ö: 'oe', ü: 'ue', Ä: 'Ae', Ö: 'Oe', Ü: 'Ue', ß: 'ss' };
-const UMLAUT = /[äöüÄÖÜß]/g;
-
 /** The ASCII transliteration the protocol sends (`Räuber` → `Raeuber`, `Straße` → `Strasse`). */
-export function ascii(text: string): string {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return text.replace(UMLAUT, (c) => UMLAUTS[c]!);
-  return text;
-}
+export const ascii = spellUmlauts;
 
 const lookups = new WeakMap<readonly string[], ReadonlyMap<string, string>>();
 

@@ -9,6 +9,7 @@ import { Connection } from './connection.js';
 import type { CatanBot } from './bots/bot.js';
 import type { BotSeat } from './house-bot.js';
 import { censorEvent, type GameEvent, type SeenEvent, type Viewer } from './events.js';
+import type { CatanLadderDoor } from './ladder-door.js';
 import { Hall } from './lobby.js';
 import type { HistoryStep, Match } from './match.js';
 import { TEXT } from './messages.js';
@@ -105,6 +106,8 @@ export class CatanServer implements GameServer {
   private readonly gateway = new Set<string>();
   /** Listeners of prepared games (`reserve`) still open. */
   private readonly reserved = new Set<ReservedGame>();
+  /** The ladder port's listener (openLadderPort). */
+  private ladderPort: TcpEndpoint | null = null;
 
   constructor(private readonly o: CatanServerOptions) {
     this.clock = o.clock ?? systemClock;
@@ -162,6 +165,7 @@ export class CatanServer implements GameServer {
   }
 
   async stop(): Promise<void> {
+    await this.closeLadderPort();
     await Promise.all([...this.reserved].map((r) => r.close(TEXT.serverStopped)));
     this.hall.stop();
     await this.tcp.close(() => this.sockets, { graceMs: 300, end: true });
@@ -228,14 +232,15 @@ export class CatanServer implements GameServer {
    * a free port of this server's host, whose connections speak the protocol as on the main port but
    * join only this game's lobby (see `Reservation`). `close()` stops that listener (connections it
    * accepted play on) and calls the game off if it has not started. Null when the server is full.
+   * `port`: where that listener listens (a tournament's port range); 0: a free one.
    */
-  async reserve(reservation: Reservation): Promise<ReservedGame | null> {
+  async reserve(reservation: Reservation, port = 0): Promise<ReservedGame | null> {
     const lobby = this.hall.reserve(reservation);
     if (!lobby) return null;
     const started = new Promise<string | null>((resolve) => lobby.waiters.push(resolve));
     const endpoint = new TcpEndpoint({
       host: this.o.host,
-      port: 0,
+      port,
       server: { noDelay: true },
       // A few more than the seats: a client may come back after a broken connection.
       maxConnections: reservation.names.length * 4,
@@ -263,6 +268,48 @@ export class CatanServer implements GameServer {
     };
     this.reserved.add(game);
     return game;
+  }
+
+  /**
+   * Opens the rated ladder's port (issue 34, ladder-door.ts): its connections speak the protocol
+   * as on the main port, but give a ladder code as their name and wait in a room of their own
+   * until the ladder (`door`) has made their game. Resolves with the port (0: a free one).
+   */
+  async openLadderPort(door: CatanLadderDoor, port: number): Promise<number> {
+    await this.closeLadderPort();
+    this.hall.setLadder(door);
+    const endpoint = new TcpEndpoint({
+      host: this.o.host,
+      port,
+      server: { noDelay: true },
+      maxConnections: this.o.maxConnections ?? CATAN_DEFAULTS.maxConnections,
+      maxConnectionsPerHost: this.o.maxConnectionsPerHost ?? CATAN_DEFAULTS.maxConnectionsPerHost,
+      maxInputBytesPerSecondPerHost: this.o.maxInputBytesPerSecondPerHost,
+      onRefused: (socket) => socket.write(new Outgoing({ type: 'error', message: MELDUNG_SERVER.gameFull }).line + '\n'),
+      log: this.log,
+      onSocket: (socket) => this.accept(socket, false, null, door),
+    });
+    try {
+      await endpoint.open();
+    } catch (err) {
+      this.hall.setLadder(null);
+      throw err;
+    }
+    this.ladderPort = endpoint;
+    return endpoint.port;
+  }
+
+  /** Closes the ladder's port and door; games it made play on, its waiting clients are closed. */
+  async closeLadderPort(): Promise<void> {
+    const endpoint = this.ladderPort;
+    this.ladderPort = null;
+    this.hall.setLadder(null);
+    if (endpoint !== null) await endpoint.close(() => [], { graceMs: 0 });
+  }
+
+  /** Where the ladder port listens, or null when it is not open. */
+  get ladderPortNumber(): number | null {
+    return this.ladderPort?.port ?? null;
   }
 
   /** The seed all of this server's randomness comes from. */
@@ -300,7 +347,7 @@ export class CatanServer implements GameServer {
     return socket;
   }
 
-  private accept(socket: Socket, gateway: boolean, target: Lobby | null = null): void {
+  private accept(socket: Socket, gateway: boolean, target: Lobby | null = null, ladder?: CatanLadderDoor): void {
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
     const n = ++this.connectionCount;
@@ -311,6 +358,7 @@ export class CatanServer implements GameServer {
       store: this.o.store,
       clock: this.clock,
       target,
+      ...(ladder !== undefined ? { ladder } : {}),
       limits: {
         floodPerSecond: this.o.floodPerSecond ?? CATAN_DEFAULTS.floodPerSecond,
         maxOutputBytes: this.o.maxOutputBytes ?? CATAN_DEFAULTS.maxOutputBytes,

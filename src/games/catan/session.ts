@@ -31,6 +31,8 @@ export interface Session {
   readonly target: Lobby | null;
   /** A seat in `target` is held for this bot until its Hallo (or its end). */
   holdsSeat: boolean;
+  /** A connection of the ladder port (ladder-door.ts): its own waiting room, its code's ticket. */
+  ladder?: LadderSeat | undefined;
 }
 
 export interface Lobby {
@@ -49,6 +51,8 @@ export interface Lobby {
   readonly waiters: ((matchId: string | null) => void)[];
   /** A game prepared for exactly these players (tournaments); nobody else joins. */
   readonly reservation?: Reservation | undefined;
+  /** A ladder connection's waiting room (one member, until its ladder game is made). */
+  ladderRoom?: boolean | undefined;
 }
 
 /**
@@ -82,4 +86,19 @@ export interface Reservation {
   readonly onReady?: ((name: string) => void) | undefined;
   readonly onStart?: ((match: Match) => void) | undefined;
   readonly onEnd?: ((match: Match, result: CatanResultRow) => void) | undefined;
+}
+
+/** A ladder code admitted at the ladder port (ladder-door.ts), until its connection is seated in a game or gone. */
+export interface CatanLadderTicket {
+  /** `Spiel starten`: the connection waits for its game. */
+  wait(session: Session): void;
+  /** The connection is gone before it was seated. */
+  leave(): void;
+}
+
+/** What the hall keeps of a connection that came in on the ladder port. */
+export interface LadderSeat {
+  ticket: CatanLadderTicket | null;
+  /** The code it gave (only to tell a second `Spieler` with the same code from another name). */
+  code: string | null;
 }

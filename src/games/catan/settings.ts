@@ -18,6 +18,8 @@ export const catanSettingsSchema = z
     enabled: z.boolean(),
     /** The protocol 0.3 TCP port. */
     port,
+    /** Die Liga's port (issue 34, docs/catan.md): a client gives its ladder code as its name here. */
+    ladderPort: port,
     /** D10: time per decision in a game with at least one human before the server acts for them; 0 = off. */
     turnTimeoutMs: msOrOff,
     /** D10: the same in games of AI clients and house bots only; 0 = off. */
@@ -57,6 +59,7 @@ export type CatanSettings = z.infer<typeof catanSettingsSchema>;
 export const CATAN_SETTINGS: CatanSettings = {
   enabled: true,
   port: CATAN_DEFAULTS.port,
+  ladderPort: 6010,
   turnTimeoutMs: 0,
   aiTurnTimeoutMs: CATAN_DEFAULTS.aiTurnTimeoutMs,
   botFillMs: 0,

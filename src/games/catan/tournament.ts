@@ -1,4 +1,6 @@
+import { abortedOutcome, ArenaMatches, DEFAULT_CONNECT_TIMEOUT_MS, portOf, seatOwns } from '../../core/arena.js';
 import type { Logger } from '../../core/log.js';
+import { startedOrStopped, withPortIn, type PortRange } from '../../core/ports.js';
 import { Rng } from '../../core/rng.js';
 import {
   describeExit,
@@ -33,7 +35,6 @@ export const CATAN_TOURNAMENT_GRACE_MS = 1000;
 export const CATAN_TOURNAMENT_TURN_LIMIT = 1000;
 /** Decisions in a row the server may take for a player (D10) before that player is out. */
 export const CATAN_TOURNAMENT_TIMEOUT_STREAK = 3;
-const CONNECT_TIMEOUT_MS = 10_000;
 /** How long a program may take to exit by itself after its game ended, before it is stopped. */
 const PROGRAM_EXIT_GRACE_MS = 2000;
 
@@ -114,12 +115,12 @@ function placings(points: readonly number[], failed: readonly boolean[], winner:
 }
 
 class CatanArena implements TournamentArena {
-  private readonly running = new Set<Promise<unknown>>();
-  private closing = false;
+  private readonly matches = new ArenaMatches();
 
   constructor(
     private readonly server: CatanServer,
     private readonly log: Logger,
+    private readonly ports: PortRange | null = null,
   ) {}
 
   async play(request: TournamentMatchRequest): Promise<TournamentMatchOutcome> {
@@ -128,16 +129,10 @@ class CatanArena implements TournamentArena {
       throw new Error(`a Catan match seats 3 or 4 players, not ${names.length}`);
     if (new Set(names).size !== names.length)
       throw new Error(`a Catan match needs different names, got ${names.join(', ')}`);
-    const job = this.run(request);
-    this.running.add(job);
-    try {
-      return await job;
-    } finally {
-      this.running.delete(job);
-    }
+    return this.matches.play(request, names, (signal) => this.run(request, signal));
   }
 
-  private async run(request: TournamentMatchRequest): Promise<TournamentMatchOutcome> {
+  private async run(request: TournamentMatchRequest, signal: AbortSignal): Promise<TournamentMatchOutcome> {
     const names = request.seats.map((s) => s.name);
     const log = this.log.child({ tournamentMatch: request.id });
     const seats: SeatRun[] = request.seats.map((seat, index) => ({
@@ -149,13 +144,7 @@ class CatanArena implements TournamentArena {
       ready: false,
       exitedEarly: null,
     }));
-    const abortedBeforeStart = (): TournamentMatchOutcome => ({
-      seats: names.map((name) => ({ name, points: 0 })),
-      reason: 'aborted before the game started',
-      records: [],
-      aborted: true,
-    });
-    if (request.signal?.aborted) return abortedBeforeStart();
+    const abortedBeforeStart = (): TournamentMatchOutcome => abortedOutcome(names, 'aborted before the game started');
 
     // Wakes the waiting below whenever something happens (a seat ready or gone, the end, the abort).
     let wake: () => void = () => undefined;
@@ -174,7 +163,8 @@ class CatanArena implements TournamentArena {
       };
     const dice = Rng.seeded(`${request.seed}/dice`);
     const timeoutMs = request.moveTimeMs + CATAN_TOURNAMENT_GRACE_MS;
-    const reserved: ReservedGame | null = await this.server.reserve({
+    // Each prepared game listens at a port of the tournament's range (or one the system picks).
+    const reserved: ReservedGame | null = await withPortIn(this.ports, (port) => this.server.reserve({
       names,
       seed: String(request.seed),
       dice: () => [dice.int(1, 6), dice.int(1, 6)],
@@ -186,9 +176,7 @@ class CatanArena implements TournamentArena {
       nameOwner: (name, address) => {
         const s = seats.find((x) => x.seat.name === name);
         if (s === undefined) return false;
-        const port = Number(address.slice(address.lastIndexOf(':') + 1));
-        if (s.seat.player.kind === 'bot') return s.client?.localPort === port;
-        return s.program !== null && (s.program.ownsConnection === undefined || s.program.ownsConnection(port));
+        return seatOwns(s.seat.player.kind === 'bot' ? { bot: true, localPort: s.client?.localPort } : { bot: false, run: s.program }, portOf(address));
       },
       onReady: (name) => {
         const s = seats.find((x) => x.seat.name === name);
@@ -204,16 +192,16 @@ class CatanArena implements TournamentArena {
         live.decided = true;
         poke();
       },
-    });
+    }, port));
     if (!reserved) throw new Error('the Catan server is full or stopping');
     void reserved.started.then((id) => {
       if (id === null) live.lobbyGone = true;
       poke();
     });
     const onAbort = (): void => poke();
-    request.signal?.addEventListener('abort', onAbort);
+    signal.addEventListener('abort', onAbort);
 
-    const connectMs = request.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+    const connectMs = request.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const connectTimer = setTimeout(poke, connectMs + 5);
     let connectExpired = false;
     const connectDeadline = Date.now() + connectMs;
@@ -266,7 +254,7 @@ class CatanArena implements TournamentArena {
 
       // Until the game starts: every seat joins and sends `Spiel starten`, or one cannot.
       for (;;) {
-        if (request.signal?.aborted) {
+        if (signal.aborted) {
           aborted = true;
           break;
         }
@@ -279,13 +267,13 @@ class CatanArena implements TournamentArena {
       if (live.match === null) {
         live.decided = true;
         await reserved.close(aborted ? TEXT.tournamentStopped : TEXT.calledOff);
-        if (aborted || this.closing) return abortedBeforeStart();
+        if (aborted || this.matches.closed) return abortedBeforeStart();
       }
       const started = live.match;
       if (started === null) return this.calledOff(seats, connectMs);
       // The game runs: to its end (a win, the turn limit, a lost connection, a player out), or the abort.
       while (live.result === null) {
-        if (request.signal?.aborted && !aborted) {
+        if (signal.aborted && !aborted) {
           aborted = true;
           live.decided = true;
           started.stop(TEXT.tournamentStopped, 'tournament stopped');
@@ -323,7 +311,7 @@ class CatanArena implements TournamentArena {
     } finally {
       live.decided = true;
       clearTimeout(connectTimer);
-      request.signal?.removeEventListener('abort', onAbort);
+      signal.removeEventListener('abort', onAbort);
       await reserved.close();
       // After a game that ended (the server closed every connection), a program gets a moment to
       // exit by itself; then it is stopped with its whole process group, like every other one.
@@ -398,19 +386,20 @@ class CatanArena implements TournamentArena {
   }
 
   async close(): Promise<void> {
-    this.closing = true;
+    const closing = this.matches.close();
     await this.server.stop();
-    await Promise.allSettled([...this.running]);
+    await closing;
   }
 }
 
 export const catanTournament: TournamentSupport = {
+  smoke: 'tcp',
   bots: CATAN_STRATEGIES.map((name) => ({ name, description: BOT_INFO[name] })),
   checkBot: checkCatanBot,
-  async open({ store, log }) {
-    const server = new CatanServer({
+  async open({ store, log, ports }) {
+    const server = await withPortIn(ports, (port) => startedOrStopped(new CatanServer({
       host: '127.0.0.1',
-      port: 0,
+      port,
       seed: 'tournament',
       log,
       store,
@@ -423,8 +412,7 @@ export const catanTournament: TournamentSupport = {
       maxConnectionsPerHost: 0,
       maxLobbiesPerHost: 0,
       idleLobbyTimeoutMs: null,
-    });
-    await server.start();
-    return new CatanArena(server, log.child({ game: 'catan', part: 'tournament' }));
+    })));
+    return new CatanArena(server, log.child({ game: 'catan', part: 'tournament' }), ports ?? null);
   },
 };

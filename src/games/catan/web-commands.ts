@@ -49,4 +49,5 @@ export const commandSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('fill'), size: z.union([z.literal(3), z.literal(4)]).optional() }),
   z.strictObject({ type: z.literal('action'), action: actionSchema }),
   z.strictObject({ type: z.literal('chat'), text: z.string().min(1).max(MAX_CHAT_LENGTH) }),
+  z.strictObject({ type: z.literal('leave') }),
 ]);

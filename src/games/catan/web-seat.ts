@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
 import { guard } from '../../core/guard.js';
@@ -33,6 +34,11 @@ import type {
  * `Fehler`. The server sees an ordinary client (version `CatanTS-Web 0.3`, a human), which the
  * per-host caps do not count (`CatanServer.connectGateway`). Every event of the seat (WebSocket,
  * TCP, timers) runs behind an error boundary: an exception closes this seat only.
+ *
+ * The seat outlives its WebSocket: when the browser goes (a reload, a lost network) the TCP client
+ * stays for `reconnectMs`, and a WebSocket that brings the seat's token (`attach`) gets the seat,
+ * its recent lines and its current view back. Only then, or on `leave`, does the TCP connection
+ * close (and D9 aborts a running game, as for any client).
  */
 
 export const WEB_VERSION = 'CatanTS-Web 0.3';
@@ -41,6 +47,10 @@ const MAX_BUFFERED = 1 << 20;
 const ANSWER_TIMEOUT_MS = 15_000;
 /** Other players' moves reach the browser at most this often (each state is a few kB of JSON). */
 const PUSH_MS = 40;
+/** Lines kept for a browser that comes back (the page shows at most as many). */
+const BACKLOG = 500;
+/** Close code for a WebSocket whose seat another page took over with the token. */
+export const TAKEN_OVER = 4001;
 
 export interface SeatOptions {
   readonly server: CatanServer;
@@ -49,10 +59,33 @@ export interface SeatOptions {
   readonly name: string;
   readonly colour: Colour | null;
   readonly log: Logger;
+  /** How long the seat waits for its browser to come back. */
+  readonly reconnectMs: number;
+  /** The other seats of this gateway: who is away, and telling them when this seat goes or comes. */
+  readonly book: SeatBook;
+}
+
+/** What a seat needs to know of the gateway's other seats. */
+export interface SeatBook {
+  /** Ids of the seats among `ids` whose browser is away. */
+  away(ids: readonly number[]): number[];
+  /** This seat's browser went or came back: the seats that share its lobby or game push again. */
+  changed(seat: BrowserSeat): void;
 }
 
 export class BrowserSeat {
+  /** The seat's secret: whoever brings it on `/ws/catan/play?seat=` gets the seat. */
+  readonly token = randomBytes(24).toString('base64url');
+  private ws: WebSocket | null = null;
   private socket: Socket | null = null;
+  private readonly backlog: { dir: 'in' | 'out'; line: string }[] = [];
+  private awayTimer: NodeJS.Timeout | null = null;
+  /** The TCP connection closed (or never opened): the seat ends once no browser waits for it. */
+  private tcpDone = false;
+  /** The person left (or the browser did not come back): the TCP connection closes, no browser is awaited. */
+  private left = false;
+  private finish: () => void = () => undefined;
+  private readonly finished = new Promise<void>((resolve) => (this.finish = resolve));
   private readonly reader = new JsonObjectReader(MAX_MESSAGE_BYTES);
   private readonly game = new ClientGame();
   private version = 0;
@@ -74,10 +107,7 @@ export class BrowserSeat {
   private failed = false;
   readonly since = Date.now();
 
-  constructor(
-    private readonly ws: WebSocket,
-    private readonly o: SeatOptions,
-  ) {
+  constructor(private readonly o: SeatOptions) {
     this.name = o.name;
     this.colour = o.colour;
   }
@@ -89,11 +119,100 @@ export class BrowserSeat {
       phase: this.phase(),
       matchId: this.matchId,
       since: this.since,
+      reconnecting: this.away,
     };
   }
 
-  /** Connects and plays until the game ends, the connection drops or the browser leaves. */
-  async run(): Promise<void> {
+  /** The seat's id on the server, once welcomed. */
+  get me(): number | null {
+    return this.game.me;
+  }
+
+  /** The browser is gone and the seat waits for it (not once the seat is over). */
+  get away(): boolean {
+    return this.ws === null && !this.tcpDone;
+  }
+
+  /** Ids of everyone in the seat's lobby or game. */
+  players(): number[] {
+    return this.game.view().players.map((p) => p.id);
+  }
+
+  /**
+   * A browser takes the seat: the first one, or one that came back with the token. A page that
+   * still holds it (two tabs) is closed with `TAKEN_OVER`. The browser gets the token, the recent
+   * lines and the current state; a seat whose game ended meanwhile shows that and closes.
+   */
+  attach(ws: WebSocket): void {
+    const before = this.ws;
+    this.ws = ws;
+    if (before !== null && before.readyState === OPEN) before.close(TAKEN_OVER, 'the seat was taken over by another page');
+    if (this.awayTimer) clearTimeout(this.awayTimer);
+    this.awayTimer = null;
+    ws.on(
+      'message',
+      this.guarded('command', (data: RawData) => {
+        if (this.ws === ws) this.command(data);
+      }),
+    );
+    ws.on(
+      'close',
+      this.guarded('browser close', () => {
+        if (this.ws === ws) this.detached();
+      }),
+    );
+    ws.on('error', (err) => this.o.log.debug({ err: err.message }, 'browser socket error'));
+    if (!this.tcpDone) this.send({ type: 'seat', token: this.token, reconnectMs: this.o.reconnectMs });
+    for (const l of this.backlog) this.send({ type: 'line', dir: l.dir, line: l.line });
+    this.push();
+    if (this.tcpDone) this.closeWs(1000, 'game over');
+    if (before === null) this.o.book.changed(this);
+  }
+
+  /** Ends the seat at once (the dashboard stops): the TCP connection closes, no browser is awaited. */
+  shutdown(): void {
+    if (this.awayTimer) clearTimeout(this.awayTimer);
+    this.awayTimer = null;
+    this.left = true;
+    this.socket?.destroy();
+    if (this.tcpDone) this.finish();
+  }
+
+  /** The browser went: wait for it (`reconnectMs`), unless the person left or the seat is over. */
+  private detached(): void {
+    this.ws = null;
+    if (this.tcpDone) {
+      this.finish();
+      return;
+    }
+    if (this.left) {
+      this.socket?.end();
+      return;
+    }
+    this.o.log.info({ reconnectMs: this.o.reconnectMs }, 'browser away: the seat waits for it');
+    this.awayTimer = setTimeout(
+      this.guarded('away timer', () => {
+        this.awayTimer = null;
+        if (this.ws !== null) return;
+        if (this.tcpDone) {
+          this.finish();
+          return;
+        }
+        this.o.log.info('browser did not come back: the seat closes');
+        this.left = true;
+        this.socket?.end();
+      }),
+      this.o.reconnectMs,
+    );
+    this.awayTimer.unref();
+    this.o.book.changed(this);
+  }
+
+  /**
+   * Connects and plays until the game ends, the connection drops, or the person leaves (the
+   * `leave` command, or no browser for `reconnectMs`); then until no browser waits for the end.
+   */
+  async run(ws: WebSocket): Promise<void> {
     const off = this.o.server.subscribe((event) => {
       if (event.type !== 'matchStarted' || this.game.me === null) return;
       const data = event.data as { match: string; players: { id: number }[] };
@@ -102,22 +221,15 @@ export class BrowserSeat {
         this.schedulePush();
       }
     });
-    this.ws.on(
-      'message',
-      this.guarded('command', (data: RawData) => this.command(data)),
-    );
-    const done = new Promise<void>((resolve) => {
-      this.ws.on('close', () => {
-        this.socket?.end();
-        resolve();
-      });
-      this.ws.on('error', () => this.socket?.destroy());
-    });
+    this.attach(ws);
     try {
       await this.connect();
+      if (this.left) this.socket?.end();
       this.push();
-      await Promise.all([done, new Promise<void>((resolve) => this.socket?.once('close', () => resolve()))]);
+      await this.finished;
     } catch (err) {
+      this.tcpDone = true;
+      this.closed = true;
       this.ended = `cannot reach the Catan server: ${(err as Error).message}`;
       this.send({ type: 'notice', text: this.ended });
       this.push();
@@ -126,6 +238,9 @@ export class BrowserSeat {
       off();
       if (this.answerTimer) clearTimeout(this.answerTimer);
       if (this.pushTimer) clearTimeout(this.pushTimer);
+      if (this.awayTimer) clearTimeout(this.awayTimer);
+      this.tcpDone = true;
+      this.o.book.changed(this);
     }
   }
 
@@ -156,7 +271,7 @@ export class BrowserSeat {
         continue;
       }
       logWire(this.o.log, 'in', item.text);
-      this.send({ type: 'line', dir: 'in', line: item.text });
+      this.line('in', item.text);
       const parsed = parseServer(item.value);
       if (!parsed.ok) continue;
       this.version++;
@@ -237,10 +352,21 @@ export class BrowserSeat {
 
   private tcpClosed(): void {
     this.closed = true;
+    this.tcpDone = true;
     this.answered();
     this.ended ??= 'the connection to the game server closed';
     this.push();
     this.closeWs(1000, 'game over');
+    // A browser away meanwhile may still come back within its time to see how the game ended.
+    if (this.ws === null && this.awayTimer === null) this.finish();
+    this.o.book.changed(this);
+  }
+
+  /** A line of the TCP connection: to the browser, and kept for a browser that comes back. */
+  private line(dir: 'in' | 'out', line: string): void {
+    this.backlog.push({ dir, line });
+    if (this.backlog.length > BACKLOG) this.backlog.splice(0, this.backlog.length - BACKLOG);
+    this.send({ type: 'line', dir, line });
   }
 
   // ---- from the browser --------------------------------------------------------------------------
@@ -267,6 +393,10 @@ export class BrowserSeat {
       return;
     }
     switch (command.type) {
+      case 'leave':
+        this.left = true;
+        this.socket?.end();
+        return;
       case 'fill':
         this.fill(command.size ?? 4);
         return;
@@ -323,7 +453,7 @@ export class BrowserSeat {
       );
     }
     logWire(this.o.log, 'out', line);
-    this.send({ type: 'line', dir: 'out', line });
+    this.line('out', line);
     socket.write(line + '\n');
     this.schedulePush();
   }
@@ -366,9 +496,16 @@ export class BrowserSeat {
     );
   }
 
+  /** Another seat of this lobby or game went or came back: the browser hears of it soon. */
+  refresh(): void {
+    this.schedulePush();
+  }
+
+  /** The state now (while no browser is there, nothing is worked out). */
   private push(): void {
     if (this.pushTimer) clearTimeout(this.pushTimer);
     this.pushTimer = null;
+    if (this.ws === null) return;
     const { pieces: _pieces, ...view } = this.game.view();
     const phase = this.phase();
     const me = view.me;
@@ -394,6 +531,7 @@ export class BrowserSeat {
       rates,
       waiting,
       ended: phase === 'over' ? (this.ended ?? view.result?.message ?? null) : null,
+      reconnecting: phase === 'over' ? [] : this.o.book.away(view.players.map((p) => p.id)),
     };
     this.send(state);
   }
@@ -405,9 +543,10 @@ export class BrowserSeat {
   }
 
   private send(message: CatanPlayMessage): void {
-    if (this.ws.readyState !== OPEN || this.ws.bufferedAmount > MAX_BUFFERED) return;
+    const ws = this.ws;
+    if (ws?.readyState !== OPEN || ws.bufferedAmount > MAX_BUFFERED) return;
     try {
-      this.ws.send(JSON.stringify(message));
+      ws.send(JSON.stringify(message));
     } catch (err) {
       this.o.log.debug({ err }, 'browser send failed');
     }
@@ -423,6 +562,7 @@ export class BrowserSeat {
     if (this.failed) return;
     this.failed = true;
     this.closed = true;
+    this.left = true;
     this.ended = 'internal error in the gateway';
     this.send({ type: 'notice', text: this.ended });
     this.socket?.destroy();
@@ -430,6 +570,6 @@ export class BrowserSeat {
   }
 
   private closeWs(code: number, reason: string): void {
-    if (this.ws.readyState === OPEN) this.ws.close(code, reason);
+    if (this.ws?.readyState === OPEN) this.ws.close(code, reason);
   }
 }

@@ -41,6 +41,11 @@ export interface CatanPlayState {
   readonly waiting: boolean;
   /** Why the seat ended, once it has (the server's `Spiel beendet`, or a lost connection). */
   readonly ended: string | null;
+  /**
+   * Players of this lobby or game whose browser is away (a reload, a lost network): their seat is
+   * kept for `reconnectMs`, then closed (D9 aborts a running game).
+   */
+  readonly reconnecting: readonly number[];
 }
 
 export type CatanPlayMessage =
@@ -50,7 +55,12 @@ export type CatanPlayMessage =
   /** A `Fehler` (or a `Serverantwort` other than OK), with the line that caused it. */
   | { readonly type: 'fehler'; readonly meldung: string; readonly sent: string | null }
   /** The gateway's own word: a command it could not read, a wait, a lost connection. */
-  | { readonly type: 'notice'; readonly text: string };
+  | { readonly type: 'notice'; readonly text: string }
+  /**
+   * Sent first on every WebSocket of a seat: the seat's token (random, only this seat's) for
+   * `/ws/catan/play?seat=<token>` after a reload, and how long the seat waits for it.
+   */
+  | { readonly type: 'seat'; readonly token: string; readonly reconnectMs: number };
 
 /** What the browser sends on `/ws/catan/play`. */
 export type CatanPlayCommand =
@@ -59,7 +69,9 @@ export type CatanPlayCommand =
   /** Fill the person's lobby with house bots up to `size` players (default 4). */
   | { readonly type: 'fill'; readonly size?: 3 | 4 }
   | { readonly type: 'action'; readonly action: Action }
-  | { readonly type: 'chat'; readonly text: string };
+  | { readonly type: 'chat'; readonly text: string }
+  /** Give the seat up now (closing the WebSocket only keeps it for a reconnect). */
+  | { readonly type: 'leave' };
 
 /** A person playing in the dashboard (`GET /api/catan/players`). */
 export interface CatanBrowserPlayer {
@@ -68,12 +80,14 @@ export interface CatanBrowserPlayer {
   readonly phase: CatanPlayPhase;
   readonly matchId: string | null;
   readonly since: number;
+  /** The browser is away; the seat waits for it to come back with its token. */
+  readonly reconnecting: boolean;
 }
 
 /** A recorded game replayed through the rules (`GET /api/catan/records/:id`). */
 export interface CatanRecordView {
   readonly id: string;
-  readonly status: 'running' | 'finished' | 'aborted';
+  readonly status: 'running' | 'finished' | 'aborted' | 'superseded';
   readonly startedAt: number;
   readonly endedAt: number | null;
   readonly seats: readonly {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
@@ -10,7 +11,7 @@ import { MAX_MESSAGE_BYTES } from './protocol.js';
 import { finalView, replayCatanMatch } from './replay.js';
 import { COLOURS } from './rules/index.js';
 import type { CatanServer } from './server.js';
-import { BrowserSeat } from './web-seat.js';
+import { BrowserSeat, type SeatBook } from './web-seat.js';
 import type { CatanBrowserPlayer, CatanRecordView } from './web-views.js';
 
 /**
@@ -18,7 +19,8 @@ import type { CatanBrowserPlayer, CatanRecordView } from './web-views.js';
  * - `GET /api/catan/lobbies`, `POST /api/catan/lobbies/fill` (our AI takes the empty seats),
  *   `POST /api/catan/games` (a game of house bots), `GET /api/catan/players` (people playing here),
  *   `GET /api/catan/records/:id` (a recorded game replayed: final board, public log, the check).
- * - `/ws/catan/play`: a person's seat, a protocol 0.3 TCP client in the gateway (web-seat.ts).
+ * - `/ws/catan/play`: a person's seat, a protocol 0.3 TCP client in the gateway (web-seat.ts);
+ *   `/ws/catan/play?seat=<token>`: the same seat again after a reload, within `reconnectMs`.
  * - `/ws/catan/relay`: D15 exactly, for browser clients of others: each text frame is one JSON
  *   object passed unchanged to its own TCP connection, and each object from it comes back as one frame.
  * Seats and relays connect through `CatanServer.connectGateway`: `maxBrowserPlayers` bounds them, the
@@ -31,11 +33,62 @@ export interface CatanWebDeps {
   store: Records;
   /** People playing (or relayed) at once; each is a TCP client of the Catan server. */
   maxBrowserPlayers?: number;
+  /** How long a seat whose browser went (a reload) waits for it to come back with its token. */
+  reconnectMs?: number;
 }
 
-export const PLAY_CLOSE = { badRequest: 4400, tooMany: 4429 } as const;
+/** A seat waits this long for its browser by default: a reload, or a short loss of the network. */
+export const RECONNECT_MS = 60_000;
+
+/** Close codes of `/ws/catan/play`: a bad query, too many seats, a token of no (longer a) seat. */
+export const PLAY_CLOSE = { badRequest: 4400, noSeat: 4404, tooMany: 4429 } as const;
+
+/** A seat token as the gateway makes them (24 random bytes, base64url). */
+const SEAT_TOKEN = /^[A-Za-z0-9_-]{32}$/;
+const digest = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+/** The gateway's seats, found by (a digest of) their token; who is away, told to whom it concerns. */
+class Seats implements SeatBook {
+  private readonly byToken = new Map<string, BrowserSeat>();
+
+  get size(): number {
+    return this.byToken.size;
+  }
+
+  all(): BrowserSeat[] {
+    return [...this.byToken.values()];
+  }
+
+  add(seat: BrowserSeat): void {
+    this.byToken.set(digest(seat.token), seat);
+  }
+
+  delete(seat: BrowserSeat): void {
+    this.byToken.delete(digest(seat.token));
+  }
+
+  /** The seat this token belongs to; a lookup by digest, so no comparison leaks a prefix. */
+  find(token: string): BrowserSeat | undefined {
+    return this.byToken.get(digest(token));
+  }
+
+  away(ids: readonly number[]): number[] {
+    const wanted = new Set(ids);
+    return this.all()
+      .filter((s) => s.away && s.me !== null && wanted.has(s.me))
+      .map((s) => s.me!)
+      .sort((a, b) => a - b);
+  }
+
+  changed(seat: BrowserSeat): void {
+    if (seat.me === null) return;
+    for (const other of this.byToken.values())
+      if (other !== seat && other.players().includes(seat.me)) other.refresh();
+  }
+}
 
 const OPEN = 1;
+const rejoinQuery = z.object({ seat: z.string().regex(SEAT_TOKEN, 'seat: not a seat token') });
 const playQuery = z.object({
   name: z
     .string()
@@ -54,10 +107,16 @@ const connectHost = (host: string): string =>
   host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
 
 export function registerCatanWebRoutes(app: FastifyInstance, server: CatanServer, deps: CatanWebDeps): void {
-  const seats = new Set<BrowserSeat>();
+  const seats = new Seats();
   let relays = 0;
   const max = deps.maxBrowserPlayers ?? 32;
+  const reconnectMs = deps.reconnectMs ?? RECONNECT_MS;
   const log = deps.log.child({ game: 'catan', part: 'web' });
+  // The dashboard stops: no seat waits for its browser any more.
+  app.addHook('onClose', (_app, done) => {
+    for (const seat of seats.all()) seat.shutdown();
+    done();
+  });
 
   app.get('/api/catan/lobbies', () => server.hall.lobbyRows());
 
@@ -83,7 +142,7 @@ export function registerCatanWebRoutes(app: FastifyInstance, server: CatanServer
     }
   });
 
-  app.get('/api/catan/players', (): CatanBrowserPlayer[] => [...seats].map((s) => s.listing()));
+  app.get('/api/catan/players', (): CatanBrowserPlayer[] => seats.all().map((s) => s.listing()));
 
   app.get<{ Params: { id: string } }>('/api/catan/records/:id', async (request, reply) => {
     const match = await deps.store.getMatch(request.params.id);
@@ -116,6 +175,21 @@ export function registerCatanWebRoutes(app: FastifyInstance, server: CatanServer
     url: '/ws/catan/play',
     handler: (_request, reply) => reply.code(426).send({ error: 'this endpoint needs a WebSocket upgrade' }),
     wsHandler: (socket, request) => {
+      if (request.query.seat !== undefined) {
+        // A browser back with its token (a reload): the seat, or nothing, never another one.
+        const rejoin = rejoinQuery.safeParse(request.query);
+        if (!rejoin.success) {
+          socket.close(PLAY_CLOSE.badRequest, rejoin.error.issues[0]?.message ?? 'bad query');
+          return;
+        }
+        const seat = seats.find(rejoin.data.seat);
+        if (!seat) {
+          socket.close(PLAY_CLOSE.noSeat, 'no such seat: its game is over or it waited too long');
+          return;
+        }
+        seat.attach(socket);
+        return;
+      }
       const query = playQuery.safeParse(request.query);
       if (!query.success) {
         socket.close(PLAY_CLOSE.badRequest, query.error.issues[0]?.message ?? 'bad query');
@@ -123,16 +197,18 @@ export function registerCatanWebRoutes(app: FastifyInstance, server: CatanServer
       }
       if (full(socket)) return;
       const { name, colour } = query.data;
-      const seat = new BrowserSeat(socket, {
+      const seat = new BrowserSeat({
         server,
         host: connectHost(server.info().host),
         name,
         colour: colour ?? null,
         log: log.child({ player: name }),
+        reconnectMs,
+        book: seats,
       });
       seats.add(seat);
       void seat
-        .run()
+        .run(socket)
         .catch((err: unknown) => log.error({ err }, 'browser seat failed'))
         .finally(() => seats.delete(seat));
     },

@@ -21,6 +21,8 @@ export interface HouseAdmissionOptions {
   hostPauseMs: number;
   /** Our own peers (the sparring partner): neither capped nor paused. */
   isOwn: (peer: Address) => boolean;
+  /** Invitations the house bots never accept (a ladder code's: the Liga peer plays those). */
+  refuses?: (peer: RemotePeer) => boolean;
   clock?: Clock;
 }
 
@@ -52,7 +54,7 @@ export class HouseAdmission implements Admission {
     let best: RemotePeer | null = null;
     let bestServed = Infinity;
     for (const p of invitations) {
-      if (!this.admissible(p, now)) continue;
+      if (this.o.refuses?.(p) === true || !this.admissible(p, now)) continue;
       const served = this.served.get(this.keyOf(p)) ?? -1;
       if (served < bestServed) {
         best = p;

@@ -10,9 +10,14 @@ import type { Player } from './rules.js';
 import { startUdpPeer, type UdpPeer, type UdpPeerOptions } from './transport.js';
 import type { C4GameView, Connect4Snapshot, PeerRole } from './views.js';
 import type { C4Engine } from './engine.js';
+import type { Connect4LadderDoor } from './ladder-door.js';
+import { LadderPort } from './ladder-port.js';
 import { SolverGames } from './solver-games.js';
 
 export type { C4GameView, Connect4Snapshot, PeerRole } from './views.js';
+
+/** What records and the public lobby show instead of a ladder code used as a client name. */
+export const LADDER_NAME_SHOWN = '(Liga-Code)';
 
 /**
  * Connect Four has no server: people play peer to peer. What `spielhalle serve` runs for it is this
@@ -38,6 +43,16 @@ export interface Connect4HubOptions {
   limits?: Partial<PeerLimits>;
   /** The solver for bots, games against the solver and analyses (closed when the hub stops). */
   engine: C4Engine;
+  /** The Liga peer's port when the ladder is on (docs/connect4.md "Die Liga"); 0 = any free one. */
+  ladderPort?: number;
+}
+
+/** One side of a ladder game as the record store shows it. */
+export interface LadderRecordSide {
+  name: string;
+  kind: 'ladder' | 'house';
+  /** The student's peer (address:port), or the house level's id. */
+  address: string;
 }
 
 interface Attached {
@@ -65,6 +80,8 @@ export class Connect4Hub implements GameServer {
   private readonly clock: Clock;
   private readonly log: Logger;
   private running = false;
+  private liga: LadderPort | null = null;
+  private ladderDoor: Connect4LadderDoor | null = null;
   readonly engine: C4Engine;
   /** Games people play in the dashboard against the solver. */
   readonly solverGames: SolverGames;
@@ -90,14 +107,20 @@ export class Connect4Hub implements GameServer {
 
   async stop(): Promise<void> {
     this.running = false;
+    await this.closeLadder();
     await Promise.all([...this.peers].map((p) => this.closePeer(p)));
     this.solverGames.stop();
     await this.engine.close();
     await this.o.store?.drain();
   }
 
+  /**
+   * The house bot's port: where it is bound once it runs (the configured port may be 0, any free
+   * one), else the configured one. The start banner, `listening` line and lobby page show this.
+   */
   get port(): number {
-    return this.o.port;
+    const house = [...this.peers].find((p) => p.role === 'house');
+    return house?.udp.address.port ?? this.o.port;
   }
 
   /**
@@ -130,6 +153,95 @@ export class Connect4Hub implements GameServer {
     return udp;
   }
 
+  /**
+   * Opens the Liga peer on the ladder port (issue 34): its games belong to the ladder's table,
+   * which records them (`recordLadderGame`); the house peer's lobby is shown to the door too, since
+   * on a LAN the students' stage 1 is broadcast to 32442 only.
+   */
+  async openLadder(door: Connect4LadderDoor): Promise<LadderPort> {
+    if (!this.running) throw new Error('the Connect Four hub is not running');
+    await this.closeLadder();
+    this.ladderDoor = door;
+    this.liga = await LadderPort.open({
+      bindAddress: this.o.host,
+      port: this.o.ladderPort ?? 32450,
+      broadcastAddress: this.o.broadcastAddress,
+      peerPorts: this.o.peerPorts,
+      door,
+      moreLobby: () => [...this.peers].find((p) => p.role === 'house')?.udp.peer.lobby() ?? [],
+      log: this.log,
+      clock: this.clock,
+      ...(this.o.timing ? { timing: this.o.timing } : {}),
+      ...(this.o.limits ? { limits: this.o.limits } : {}),
+    });
+    this.log.info({ port: this.liga.address.port }, 'Connect Four: the Liga peer is ready');
+    return this.liga;
+  }
+
+  async closeLadder(): Promise<void> {
+    const port = this.liga;
+    this.liga = null;
+    this.ladderDoor = null;
+    await port?.close();
+  }
+
+  /**
+   * A datagram as the record keeps it: a ladder code sent as the client name, the student's
+   * secret, becomes `(Liga-Code)` (records are public in the dashboard).
+   */
+  private redactCodes(data: string): string {
+    if (this.ladderDoor === null || !data.includes('clientname')) return data;
+    return data.replace(/("clientname"\s*:\s*")([^"]*)"/g, (all: string, head: string, name: string) => (this.isLadderCode(name) ? `${head}${LADDER_NAME_SHOWN}"` : all));
+  }
+
+  /** Whether `name` is a ladder code (the house bots leave those to the Liga peer). */
+  isLadderCode(name: string | null): boolean {
+    return name !== null && this.ladderDoor !== null && this.ladderDoor.knows(name);
+  }
+
+  /**
+   * Records one ladder game: the two sides' names and the games the Liga peer played for it (one
+   * against a house level, two for a relayed game; the first is seat 0's and gives the moves).
+   */
+  recordLadderGame(o: { sides: [LadderRecordSide, LadderRecordSide]; games: C4GameRecord[]; meta: Record<string, unknown>; outcome: { outcome: 'won' | 'drawn' | 'aborted'; winner: Player | null; reason: string } }): string | null {
+    const store = this.o.store;
+    const main = o.games[0];
+    if (!store || main === undefined) return null;
+    try {
+      const startedAt = Math.min(...o.games.map((g) => g.startedAt));
+      const endedAt = Math.max(...o.games.map((g) => g.endedAt));
+      const id = store.startMatch({
+        game: 'connect4',
+        startedAt,
+        seats: o.sides.map((s, seat) => ({ seat, ...s })),
+        meta: { ...o.meta, recordedBy: 'Liga' },
+      });
+      const moves = o.games.reduce((a, g) => (g.moves.length > a.moves.length ? g : a), main);
+      moves.moves.forEach((column, turn) => {
+        store.addEvent(id, { at: moves.moveTimes[turn] ?? endedAt, seat: turn % 2, type: 'move', data: { turn, column } });
+      });
+      for (const g of o.games) for (const w of g.wire) store.addWire({ matchId: id, game: 'connect4', conn: w.conn, at: w.at, dir: w.dir, data: this.redactCodes(w.data) });
+      const r = o.outcome;
+      store.finishMatch(id, {
+        status: r.outcome === 'aborted' ? 'aborted' : 'finished',
+        endedAt,
+        result: {
+          outcome: r.outcome,
+          winner: r.winner,
+          winnerName: r.winner === null ? null : o.sides[r.winner].name,
+          reason: r.reason,
+          moves: moves.moves.join(''),
+          line: moves.line,
+        },
+      });
+      matchesTotal.inc({ game: 'connect4', status: r.outcome === 'aborted' ? 'aborted' : 'finished' });
+      return id;
+    } catch (err) {
+      this.log.error({ err }, 'could not record a ladder game');
+      return null;
+    }
+  }
+
   /** Stops a peer started with `startPeer` (a running game gets its 99). */
   async stopPeer(udp: UdpPeer): Promise<void> {
     for (const p of this.peers) if (p.udp === udp) await this.closePeer(p);
@@ -151,7 +263,7 @@ export class Connect4Hub implements GameServer {
       protocol: '4 Gewinnt UDP broadcast, peer to peer',
       transport: 'udp',
       host: this.o.host,
-      port: this.o.port,
+      port: this.port,
       status: this.running ? 'running' : 'stopped',
       clients: this.peers.size,
       liveMatches: this.live.size,
@@ -161,10 +273,11 @@ export class Connect4Hub implements GameServer {
   snapshot(): Connect4Snapshot {
     const house = [...this.peers].find((p) => p.role === 'house') ?? [...this.peers][0];
     return {
-      port: this.o.port,
+      port: this.port,
       lan: this.o.broadcastAddress !== null,
       peers: this.peerList(),
-      lobby: (house?.udp.peer.lobby() ?? []).map((r) => ({ name: r.name, address: r.key, clienttype: r.clienttype })),
+      // A ladder code is a student's secret: the lobby (public) shows that a Liga player is there.
+      lobby: (house?.udp.peer.lobby() ?? []).map((r) => ({ name: this.isLadderCode(r.name) ? LADDER_NAME_SHOWN : r.name, address: r.key, clienttype: r.clienttype })),
       games: [...this.live.values(), ...this.recent],
     };
   }

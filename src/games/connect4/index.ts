@@ -45,7 +45,8 @@ async function startHouseBots(ctx: ServeContext, server: GameServer): Promise<St
     hub.engine.choose(state, level, `${seed}:${name}:${games}:${state.moves.join('')}`);
 
   // One admission for both bots: what one remote IP holds of them counts together.
-  const admission = new HouseAdmission({ maxGamesPerHost: s.maxGamesPerHost, hostPauseMs: s.hostPauseMs, isOwn: (p) => hub.isOwnPeer(p) });
+  // Ladder codes are the Liga peer's (docs/connect4.md "Die Liga"): the house bots leave their invitations alone.
+  const admission = new HouseAdmission({ maxGamesPerHost: s.maxGamesPerHost, hostPauseMs: s.hostPauseMs, isOwn: (p) => hub.isOwnPeer(p), refuses: (p) => hub.isLadderCode(p.name) });
   const house = await hub.startPeer({ name: 'house-perfect', role: 'house', port: s.port });
   const housePlayer = new AutoPlayer(house.peer, chooser('perfect', 'house'), { log: ctx.log, admission });
   // A fresh seed per game, so that equal positions of different games may get different moves.
@@ -198,6 +199,7 @@ export const connect4: GameModule = {
       log: ctx.log,
       store: ctx.store,
       engine: new Connect4Engine({ log: ctx.log }),
+      ladderPort: s.ladderPort,
       limits: { datagramsPerSecondPerHost: s.datagramsPerSecondPerHost, lobbyEntriesPerHost: s.lobbyEntriesPerHost, invitationsPerHost: s.invitationsPerHost },
     });
   },

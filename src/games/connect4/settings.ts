@@ -35,6 +35,8 @@ export const connect4SettingsSchema = z
     maxGamesPerHost: z.number().int().min(0).max(64),
     /** After a game with an IP, the house bots accept it again only this much later (others go first). */
     hostPauseMs: z.number().int().min(0).max(600_000),
+    /** The Liga peer's UDP port when the ladder has Connect Four (docs/connect4.md "Die Liga"); 0: any free one. */
+    ladderPort: port,
   })
   .strict();
 
@@ -55,4 +57,5 @@ export const CONNECT4_SETTINGS: Connect4Settings = {
   invitationsPerHost: 8,
   maxGamesPerHost: 1,
   hostPauseMs: 7000,
+  ladderPort: 32450,
 };

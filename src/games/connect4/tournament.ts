@@ -1,10 +1,10 @@
-import { createSocket } from 'node:dgram';
+import { abortedOutcome, ArenaMatches, cutReason, DEFAULT_CONNECT_TIMEOUT_MS, MATCH_ABORTED, stopPrograms } from '../../core/arena.js';
 import type { Logger } from '../../core/log.js';
+import { freeUdpPortInRange, withPortIn, type PortRange } from '../../core/ports.js';
 import { matchesTotal } from '../../core/metrics.js';
 import type { Records } from '../../core/record-backend.js';
 import {
   describeExit,
-  exitOrStop,
   type ProgramRun,
   type TournamentArena,
   type TournamentMatchOutcome,
@@ -22,7 +22,7 @@ import {
   type PeerTiming,
   type WireEntry,
 } from './peer.js';
-import { status, type C4State } from './rules.js';
+import { initialState, status, type C4State } from './rules.js';
 import { startUdpPeer, type UdpPeer } from './transport.js';
 
 /**
@@ -38,7 +38,6 @@ import { startUdpPeer, type UdpPeer } from './transport.js';
  * auto-accepts) and `{invite}` (whom to invite when it is seat 0).
  */
 
-const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 /** The move time limit is the tournament's move time plus this (UDP round trips, a program's own timers). */
 export const MOVE_GRACE_MS = 1000;
 /** Referee peers repeat faster than the protocol's 2 s, so a program that binds late is invited at once. */
@@ -67,18 +66,6 @@ function checkBot(bot: string, options: Readonly<Record<string, unknown>>): stri
       );
   }
   return problems;
-}
-
-/** A free UDP port on 127.0.0.1 for a program to listen on. */
-async function freePort(): Promise<number> {
-  const socket = createSocket('udp4');
-  await new Promise<void>((resolve, reject) => {
-    socket.once('error', reject);
-    socket.bind(0, '127.0.0.1', () => resolve());
-  });
-  const port = socket.address().port;
-  await new Promise<void>((resolve) => socket.close(() => resolve()));
-  return port;
 }
 
 interface Seat {
@@ -122,39 +109,22 @@ function abortText(
 }
 
 class Connect4Referee implements TournamentArena {
-  private readonly matches = new Set<AbortController>();
-  private readonly running = new Set<Promise<unknown>>();
-  private closed = false;
+  private readonly matches = new ArenaMatches();
 
   constructor(
     private readonly store: Records,
     private readonly log: Logger,
+    private readonly ports: PortRange | null = null,
   ) {}
 
   async play(request: TournamentMatchRequest): Promise<TournamentMatchOutcome> {
-    if (this.closed) throw new Error('the Connect Four referee is closed');
     if (request.seats.length !== 2)
       throw new RangeError(`a Connect Four match has 2 seats, got ${request.seats.length}`);
-    const inner = new AbortController();
-    const onAbort = () => inner.abort();
-    request.signal?.addEventListener('abort', onAbort, { once: true });
-    if (request.signal?.aborted === true) inner.abort();
-    this.matches.add(inner);
-    const playing = this.referee(request, inner.signal);
-    this.running.add(playing);
-    try {
-      return await playing;
-    } finally {
-      this.running.delete(playing);
-      this.matches.delete(inner);
-      request.signal?.removeEventListener('abort', onAbort);
-    }
+    return this.matches.play(request, request.seats.map((s) => s.name), (signal) => this.referee(request, signal));
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    for (const m of this.matches) m.abort();
-    await Promise.allSettled([...this.running]);
+    await this.matches.close();
   }
 
   private async referee(
@@ -245,16 +215,17 @@ class Connect4Referee implements TournamentArena {
       for (const index of [0, 1] as const) {
         const seatReq = request.seats[index];
         if (seatReq === undefined) throw new RangeError('missing seat');
-        const referee = await startUdpPeer({
+        // Every socket the referee listens on is in the tournament's port range (if it has one).
+        const referee = await withPortIn(this.ports, (port) => startUdpPeer({
           name: 'referee',
-          port: 0,
+          port,
           log,
           timing,
           limits: { datagramsPerSecondPerHost: 0 },
           onGameFinished: (record) => {
             seat.record = record;
           },
-        });
+        }));
         const seat: Seat = {
           index,
           name: seatReq.name,
@@ -271,7 +242,11 @@ class Connect4Referee implements TournamentArena {
         const player = (request.seats[seat.index] as (typeof request.seats)[number]).player;
         const refereeAt = `127.0.0.1:${seat.referee.address.port}`;
         if (player.kind === 'bot') {
-          engine ??= new Connect4Engine({ log, perfectBudgetMs: Math.max(50, request.moveTimeMs) });
+          if (engine === null) {
+            engine = new Connect4Engine({ log, perfectBudgetMs: Math.max(50, request.moveTimeMs) });
+            // Its worker thread and solver start now, before the game: not on the bot's first move's clock.
+            await engine.choose(initialState(), 'easy', 'warm-up');
+          }
           const level: BotLevel = (BOT_LEVELS as readonly string[]).includes(player.bot)
             ? (player.bot as BotLevel)
             : 'easy';
@@ -280,7 +255,7 @@ class Connect4Referee implements TournamentArena {
               ? String(player.options.seed)
               : `${request.seed}:${seat.name}`;
           const eng = engine;
-          const udp = await startUdpPeer({ name: 'spielhalle-bot', port: 0, log });
+          const udp = await withPortIn(this.ports, (port) => startUdpPeer({ name: 'spielhalle-bot', port, log }));
           const auto = new AutoPlayer(
             udp.peer,
             (state: C4State) => eng.choose(state, level, `${seed}:${state.moves.join('')}`),
@@ -290,7 +265,7 @@ class Connect4Referee implements TournamentArena {
           seat.port = udp.address.port;
           if (seat.index === 0) udp.peer.invite({ address: '127.0.0.1', port: seat.referee.address.port });
         } else {
-          seat.port = await freePort();
+          seat.port = await freeUdpPortInRange('127.0.0.1', this.ports);
           // A boxed program hears its referee only at its own port, and reaches nothing but the referee.
           seat.run = player.launch({ port: String(seat.port), invite: refereeAt, host: '127.0.0.1' }, { tcp: [], udp: [seat.referee.address.port], udpListen: [seat.port] });
           void seat.run.exited.then((exit) => {
@@ -363,14 +338,7 @@ class Connect4Referee implements TournamentArena {
     }
     const v = (verdict as Verdict | null) ?? { kind: 'aborted' };
     const names = seats.map((s) => s.name);
-    if (v.kind === 'aborted') {
-      return {
-        seats: names.map((name) => ({ name, points: 0 })),
-        reason: 'aborted',
-        records: [],
-        aborted: true,
-      };
-    }
+    if (v.kind === 'aborted') return abortedOutcome(names, signal.aborted ? cutReason(signal) : MATCH_ABORTED);
     const results: TournamentSeatResult[] = seats.map((s) => {
       let outcome: 'win' | 'draw' | 'loss';
       if (v.kind === 'result') outcome = v.winner === null ? 'draw' : v.winner === s.index ? 'win' : 'loss';
@@ -402,8 +370,7 @@ class Connect4Referee implements TournamentArena {
     finished: boolean,
     engine: Connect4Engine | null,
   ): Promise<void> {
-    const runs = seats.map((s) => s.run).filter((r): r is ProgramRun => r !== undefined);
-    await Promise.all(runs.map((r) => exitOrStop(r, finished ? EXIT_GRACE_MS : 0)));
+    await stopPrograms(seats.map((s) => s.run), finished ? EXIT_GRACE_MS : 0);
     for (const s of seats) s.bot?.player.stop();
     await Promise.all(seats.flatMap((s) => [s.referee.close(), ...(s.bot ? [s.bot.udp.close()] : [])]));
     await engine?.close();
@@ -466,7 +433,8 @@ class Connect4Referee implements TournamentArena {
 }
 
 export const connect4Tournament: TournamentSupport = {
+  smoke: 'peer',
   bots: BOT_LEVELS.map((name) => ({ name, description: BOT_DESCRIPTIONS[name] })),
   checkBot,
-  open: ({ store, log }) => Promise.resolve(new Connect4Referee(store, log)),
+  open: ({ store, log, ports }) => Promise.resolve(new Connect4Referee(store, log, ports ?? null)),
 };

@@ -19,8 +19,9 @@ import {
   type ClientMessage,
   type Seat,
 } from './protocol.js';
-import { findMove, legalMoves, unpackMove, type DameState, type SingleMove } from './rules.js';
+import { apply, findMove, initialState, legalMoves, unpackMove, type DameState, type SingleMove } from './rules.js';
 import { parseBoardLines, formatMove } from './notation.js';
+import { findTurn, type DameTurn, type TurnMove } from './move-lines.js';
 
 /**
  * The MNM protocol client (spec §2, §6.1): connects, runs the prolog, answers WAIT with OKWAIT in
@@ -50,6 +51,8 @@ export interface DameClientOptions {
   silenceTimeoutMs?: number;
   /** Every line in and out, as on the wire. */
   onLine?: (dir: 'in' | 'out', line: string) => void;
+  /** Every turn as it is played: ours once it is complete, the opponent's at our next board (move-lines.ts). */
+  onTurn?: (turn: DameTurn) => void;
 }
 
 export interface DameClientResult {
@@ -125,6 +128,10 @@ export class DameClient {
   private position: DameState | null = null;
   private readonly history = new ClientPosition();
   private winners: [boolean, boolean] = [false, false];
+  /** For onTurn: the position after our last complete turn (the opponent to move), our turn so far. */
+  private afterOurTurn: DameState | null = null;
+  private ourTurn: TurnMove[] = [];
+  private ourMs = 0;
 
   constructor(private readonly o: DameClientOptions) {
     this.log = connectionLogger(o.log ?? silentLogger, { game: 'dame', conn: `${o.host}:${o.port}` });
@@ -341,6 +348,7 @@ export class DameClient {
     if (this.boardFor === 'gameOver') {
       this.result.board = this.rows.map((r) => r.slice(2));
       this.expect = 'won0';
+      this.opponentTurn(board.value, true);
       return;
     }
     const seat = this.result.seat;
@@ -354,7 +362,37 @@ export class DameClient {
   private rebuild(board: Board, seat: Seat): DameState {
     const followUp = this.afterCapture;
     this.afterCapture = false;
+    if (!followUp) this.opponentTurn(board, false);
     return this.history.state(board, seat === 0 ? 'white' : 'black', followUp);
+  }
+
+  /**
+   * The opponent's turn between our last one and `board` (onTurn only). Before our first turn as
+   * Black, White's first turn is looked for from the start position. At the end, a board that is
+   * still the one after our turn means the game ended without an opponent's move.
+   */
+  private opponentTurn(board: Board, atEnd: boolean): void {
+    if (!this.o.onTurn) return;
+    const seat = this.result.seat;
+    if (seat === null) return;
+    const before = this.afterOurTurn ?? (seat === 1 && !atEnd ? initialState() : null);
+    if (before === null) return;
+    if (board.white === before.white && board.black === before.black && board.kings === before.kings) return;
+    this.afterOurTurn = null;
+    this.o.onTurn({ side: seat === 0 ? 'black' : 'white', mine: false, moves: findTurn(before, board), ms: null });
+  }
+
+  /** Our single move went out: a turn is complete once it passes the move (or ends the game). */
+  private ourMove(state: DameState, move: SingleMove, ms: number): void {
+    if (!this.o.onTurn) return;
+    this.ourTurn.push({ from: move.from, to: move.to });
+    this.ourMs += ms;
+    const next = apply(state, move);
+    if (next.ok && next.value.mustContinue && next.value.result === null) return;
+    this.o.onTurn({ side: state.toMove, mine: true, moves: this.ourTurn, ms: this.ourMs });
+    this.afterOurTurn = next.ok ? next.value : null;
+    this.ourTurn = [];
+    this.ourMs = 0;
   }
 
   private think(): void {
@@ -372,6 +410,7 @@ export class DameClient {
       this.result.plays++;
       this.result.slowestMs = Math.max(this.result.slowestMs, this.clock.now() - this.moveAt);
       this.history.played(state, chosen);
+      this.ourMove(state, chosen, this.clock.now() - this.moveAt);
       this.playedCapture = chosen.captured !== null;
       this.expect = 'moveOk';
       this.send({ type: 'PLAY', command: formatMove(chosen) });

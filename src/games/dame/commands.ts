@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '../../core/log.js';
 import { createDameBot, DAME_BOTS, type DameBotName } from './bots/index.js';
 import { DameClient, DEFAULT_MARGIN_MS, type DamePlayer } from './client.js';
 import { DameEnginePool } from './engine-pool.js';
+import { formatTurnLine, type DameTurn } from './move-lines.js';
 import { botPlayer, workerPlayer } from './players.js';
 import { DEFAULT_PORT, isGameId, type Seat } from './protocol.js';
 
@@ -35,6 +36,16 @@ interface BotFlags {
   bot: DameBotName;
   margin: string;
   seed: string;
+  moves?: boolean;
+}
+
+/**
+ * Whether `bot dame` prints a line per turn while it plays: on a terminal by default, elsewhere
+ * only with `--moves` (scripts that read its output get the one JSON line they always got);
+ * `--no-moves` silences a terminal.
+ */
+export function printsMoves(flag: boolean | undefined, isTTY: boolean | undefined): boolean {
+  return flag ?? isTTY === true;
 }
 
 export function registerDameBotCommand(bot: Command): void {
@@ -48,6 +59,8 @@ export function registerDameBotCommand(bot: Command): void {
     .addOption(new Option('--bot <bot>', 'who chooses the moves').choices(DAME_BOTS).default('engine'))
     .option('--margin <ms>', 'time kept back from each MOVE time', String(DEFAULT_MARGIN_MS))
     .option('--seed <seed>', 'seed of the bot\'s random choices', 'spielhalle')
+    .option('--moves', 'print one line per turn as the game goes (the default on a terminal)')
+    .option('--no-moves', 'print only the result line, also on a terminal')
     .option('--log-level <level>', 'log level (debug shows every line; default info)')
     .action(async (opts: BotFlags, cmd: Command) => {
       if (!isGameId(opts.gameId)) throw new UsageError(`-g must be 13 characters from 0-9, A-Z, a-z, got "${opts.gameId}"`);
@@ -63,7 +76,11 @@ export function registerDameBotCommand(bot: Command): void {
         if (!engine.closed) log.warn({ err }, 'the engine did not warm up');
       });
       const player: DamePlayer = engine ? workerPlayer(engine, opts.seed) : botPlayer(createDameBot(opts.bot), opts.seed);
-      const client = new DameClient({ host: opts.host, port, gameId: opts.gameId, seat, player, marginMs, log });
+      let turns = 0;
+      const onTurn = printsMoves(opts.moves, process.stdout.isTTY)
+        ? (turn: DameTurn) => void process.stdout.write(`${formatTurnLine(++turns, turn)}\n`)
+        : undefined;
+      const client = new DameClient({ host: opts.host, port, gameId: opts.gameId, seat, player, marginMs, log, ...(onTurn ? { onTurn } : {}) });
       for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => client.stop());
       const result = await client.run();
       // A think still in flight is cut off: nothing of it can be sent, and nothing keeps the process.

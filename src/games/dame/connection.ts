@@ -4,6 +4,7 @@ import { connectionLogger, logWire, type Logger } from '../../core/log.js';
 import { badInputTotal, messagesTotal } from '../../core/metrics.js';
 import type { Records } from '../../core/record-backend.js';
 import type { DameGames } from './games.js';
+import type { DameLadderDoor, DameLadderPeer, DameLadderTicket } from './ladder-door.js';
 import type { Match, SeatPeer } from './match.js';
 import {
   ACCEPTED_MAJORS,
@@ -44,6 +45,8 @@ export interface ConnectionSettings {
   /** Least time between two groups with no client line between them. */
   groupGapMs: number;
   autoCreate: boolean;
+  /** The rated ladder's door (issue 34): a Game-ID that is a ladder code enters the ladder. */
+  ladder?: DameLadderDoor | null;
 }
 
 export interface ConnectionOptions extends ConnectionSettings {
@@ -59,7 +62,8 @@ export interface ConnectionOptions extends ConnectionSettings {
   onClosed?: (connection: Connection) => void;
 }
 
-type Phase = 'greeting' | 'version' | 'id' | 'player' | 'seated' | 'closed';
+/** `ladder`: after `PLAYER`, until the ladder has found the game (the client expects nothing to send). */
+type Phase = 'greeting' | 'version' | 'id' | 'player' | 'ladder' | 'seated' | 'closed';
 
 interface Queued {
   group: ServerGroup;
@@ -77,11 +81,13 @@ const inCounter = messagesTotal.labels({ game: GAME, dir: 'in' });
 const outCounter = messagesTotal.labels({ game: GAME, dir: 'out' });
 /** How much of a garbage line goes into logs and records. */
 const SHOWN = 300;
+/** What a record shows instead of a ladder code (`ID <code>`). */
+export const LADDER_CODE_SHOWN = '<Liga-Code>';
 /** Wire lines kept for a connection before it belongs to a record: the prolog, then the latest. */
 const BUFFER_HEAD = 100;
 const BUFFER_MAX = 600;
 
-export class Connection implements SeatPeer {
+export class Connection implements SeatPeer, DameLadderPeer {
   readonly conn: string;
   readonly address: string;
   readonly host: string;
@@ -91,6 +97,7 @@ export class Connection implements SeatPeer {
   private timer: Timer | null = null;
   private match: Match | null = null;
   private seat: Seat | null = null;
+  private ticket: DameLadderTicket | null = null;
   private readonly queue: Queued[] = [];
   private pacing: Timer | null = null;
   private lastWriteAt = -Infinity;
@@ -216,6 +223,10 @@ export class Connection implements SeatPeer {
       case 'player':
         this.onPlayer(line);
         return;
+      case 'ladder':
+        // Nothing is asked of the client while the ladder finds its game.
+        this.fail({ code: 'unexpected' });
+        return;
       case 'seated':
         if (this.match && this.seat !== null) this.match.receive(this.seat, this, line, shown);
         return;
@@ -235,6 +246,17 @@ export class Connection implements SeatPeer {
   private onId(line: ClientLine): void {
     if (line.type !== 'ID') return this.fail({ code: 'expected', command: 'ID' });
     if (!isGameId(line.gameId)) return this.fail({ code: 'invalid-game-id' });
+    const door = this.o.ladder?.admit(line.gameId, this.host) ?? null;
+    if (door !== null) {
+      // The code is the student's secret: the record (public in the dashboard, its opponent sees
+      // it) keeps the line without it. The debug log, staff's only, has it as sent.
+      this.redactLast(line.gameId, LADDER_CODE_SHOWN);
+      if (!door.ok) return this.fail({ code: 'refused', text: door.text });
+      this.ticket = door.ticket;
+      this.send({ type: 'playing', gameName: door.gameName });
+      this.prompt('player');
+      return;
+    }
     let match = this.o.games.get(line.gameId);
     if (!match) {
       if (!this.o.autoCreate) return this.fail({ code: 'game-not-found' });
@@ -253,6 +275,14 @@ export class Connection implements SeatPeer {
 
   private onPlayer(line: ClientLine): void {
     if (line.type !== 'PLAYER') return this.fail({ code: 'expected', command: 'PLAYER' });
+    if (this.ticket !== null) {
+      if (line.invalid || (line.seat !== null && line.seat !== 0 && line.seat !== 1)) return this.fail({ code: 'no-free-player' });
+      this.timer?.cancel();
+      this.timer = null;
+      this.phase = 'ladder';
+      this.ticket.wait(line.seat, this);
+      return;
+    }
     const match = this.match;
     if (!match) return this.fail({ code: 'internal' });
     this.timer?.cancel();
@@ -262,6 +292,22 @@ export class Connection implements SeatPeer {
     if (!this.isOpen()) return;
     this.seat = seat;
     this.phase = 'seated';
+  }
+
+  // ---- the ladder's side: DameLadderPeer -------------------------------------------------------
+
+  enter(match: Match, seat: Seat): boolean {
+    if (!this.isOpen() || this.phase !== 'ladder') return false;
+    this.ticket = null;
+    this.match = match;
+    this.seat = seat;
+    this.phase = 'seated';
+    return true;
+  }
+
+  refuse(text: string): void {
+    this.ticket = null;
+    this.fail({ code: 'refused', text });
   }
 
   // ---- bytes out: SeatPeer --------------------------------------------------------------------
@@ -301,6 +347,9 @@ export class Connection implements SeatPeer {
 
   fail(fault: ProtocolFault): void {
     if (!this.isOpen()) return;
+    const ticket = this.ticket;
+    this.ticket = null;
+    ticket?.leave();
     badInputTotal.inc({ game: GAME, reason: fault.code });
     this.timer?.cancel();
     this.timer = null;
@@ -339,6 +388,9 @@ export class Connection implements SeatPeer {
     this.queue.length = 0;
     this.log.debug('closed');
     if (wasSeated && this.match && this.seat !== null) this.match.disconnected(this.seat, this);
+    const ticket = this.ticket;
+    this.ticket = null;
+    ticket?.leave();
     this.flushWire();
     this.o.onClosed?.(this);
   }
@@ -357,6 +409,12 @@ export class Connection implements SeatPeer {
     // Until the game starts, lines wait here so that the record holds the whole conversation.
     this.wire.push({ at, dir, data });
     if (this.wire.length > BUFFER_MAX) this.wire.splice(BUFFER_HEAD, 1);
+  }
+
+  /** In the last line kept for the record, `secret` becomes `shown`. */
+  private redactLast(secret: string, shown: string): void {
+    const last = this.wire.at(-1);
+    if (last !== undefined && last.dir === 'in') last.data = last.data.split(secret).join(shown);
   }
 
   private flushWire(): void {

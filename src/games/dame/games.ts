@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
 import { RateLimitedWarn } from '../../core/hosts.js';
-import type { Logger } from '../../core/log.js';
+import { houseLogger, type Logger } from '../../core/log.js';
 import type { Records } from '../../core/record-backend.js';
 import { err, ok, type Result } from '../../core/result.js';
 import type { DameMoveSource } from './engine-pool.js';
@@ -41,6 +41,10 @@ export interface CreateGameOptions {
    * taken only by its own entrant's connection (issue 30). Absent: anyone may.
    */
   seatOwner?: (seat: Seat, address: string) => boolean;
+  /** A house game: its routine (created, seats, start, end) is logged at debug (core/log.ts `houseLogger`). */
+  house?: boolean;
+  /** The engine seat's move source instead of the server's engine (the ladder's weaker house levels). */
+  engine?: DameMoveSource;
 }
 
 export interface GamesOptions {
@@ -129,6 +133,7 @@ export class DameGames {
       return err('full');
     }
     const engineSeat = options.engineSeat ?? null;
+    const log = options.house ? houseLogger(this.o.log) : this.o.log;
     const match = new Match({
       id,
       name: options.name ?? defaultGameName(this.o.clock.now()),
@@ -138,9 +143,9 @@ export class DameGames {
       start: options.start ?? initialState(),
       timing: this.o.timing,
       clock: this.o.clock,
-      log: this.o.log,
+      log,
       store: this.o.store,
-      engine: engineSeat === null ? null : this.o.engine(),
+      engine: engineSeat === null ? null : (options.engine ?? this.o.engine()),
       publish: this.o.publish,
       onEnded: (m) => this.ended(m),
       creatorHost: host ?? null,
@@ -152,7 +157,7 @@ export class DameGames {
       onIdleClosed: (m) => this.remove(m),
     });
     this.games.set(id, match);
-    this.o.log.info({ gameId: id, moveTimeMs, engineSeat }, 'game created');
+    log.info({ gameId: id, moveTimeMs, engineSeat }, 'game created');
     this.o.publish('gameCreated', match.row());
     return ok(match);
   }

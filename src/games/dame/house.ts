@@ -47,7 +47,15 @@ export interface HouseGamePlan {
   botSeed: string;
   /** The game name players and spectators see, e.g. `House game 1.0: depth4 (White) v engine 1000 ms (Black)`. */
   name: string;
+  /**
+   * Who sits where, by seat (White, Black): `engine` and the opponent bot's name, as on the wire and
+   * in the record, so the Matches page, `spielhalle matches` and a search by player show them.
+   */
+  seatNames: readonly [string, string];
 }
+
+/** The seat name of the server's engine in house games (its think time is in the game's name). */
+export const HOUSE_ENGINE_NAME = 'engine';
 
 /**
  * The plan of every game of one table: deterministic in (seed, table, engineMs), where `engineMs` is
@@ -71,6 +79,7 @@ export function houseSchedule(seed: string, table: number, engineMs: number): (r
       opponent: lineUp.opponent,
       botSeed: `house:${seed}:${table}:${round}`,
       name: `House game ${table + 1}.${round}: ${white} (White) v ${black} (Black)`,
+      seatNames: engineSeat === 0 ? [HOUSE_ENGINE_NAME, lineUp.opponent] : [lineUp.opponent, HOUSE_ENGINE_NAME],
     };
   };
 }
@@ -120,7 +129,14 @@ export function startHouseTables(o: HouseTablesOptions): Stoppable[] {
         const game = plan(round);
         let gameId: string;
         try {
-          gameId = o.createGame({ name: game.name, moveTimeMs: o.moveTimeMs, engineSeat: game.engineSeat, engineTimeMs: game.engineTimeMs });
+          gameId = o.createGame({
+            name: game.name,
+            moveTimeMs: o.moveTimeMs,
+            engineSeat: game.engineSeat,
+            engineTimeMs: game.engineTimeMs,
+            seatNames: game.seatNames,
+            meta: { house: { table: table + 1, round, opponent: game.opponent, engineTimeMs: game.engineTimeMs } },
+          });
         } catch (err) {
           if (!(err instanceof DameGameError)) throw err;
           warn.warn(`house:${err.code}`, { code: err.code, house: table + 1 }, `cannot create a house game (${err.message}): trying again later`);
@@ -128,7 +144,7 @@ export function startHouseTables(o: HouseTablesOptions): Stoppable[] {
           return;
         }
         round++;
-        o.log.info({ gameId, name: game.name, engineSeat: game.engineSeat, engineTimeMs: game.engineTimeMs, opponent: game.opponent }, 'house game');
+        o.log.debug({ gameId, name: game.name, engineSeat: game.engineSeat, engineTimeMs: game.engineTimeMs, opponent: game.opponent }, 'house game');
         const running = o.play(game, gameId);
         current = running;
         running.done.then(later, (err: unknown) => {

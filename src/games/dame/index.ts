@@ -1,5 +1,6 @@
 import type { GameServer } from '../../core/game-server.js';
 import type { Stoppable } from '../../core/lifecycle.js';
+import { houseLogger } from '../../core/log.js';
 import type { GameCommands, GameModule, ServeContext } from '../types.js';
 import { createDameBot } from './bots/index.js';
 import { DameClient } from './client.js';
@@ -12,7 +13,7 @@ import { verifyDameMatch } from './replay.js';
 import { DameServer } from './server.js';
 import { dameServerOptions } from './settings.js';
 import { dameTournament } from './tournament.js';
-import { registerDameWebRoutes } from './web.js';
+import { registerDameReplayRoute, registerDameWebRoutes } from './web.js';
 
 export { DameServer } from './server.js';
 
@@ -42,11 +43,11 @@ function startHouseBots(ctx: ServeContext, server: GameServer): Promise<Stoppabl
       engineMs: s.engineTimeMs > 0 ? s.engineTimeMs : s.houseMoveTimeMs,
       pauseMs: s.housePauseMs,
       log: ctx.log.child({ game: 'dame', part: 'house' }),
-      createGame: (options) => dame.createGame(options),
+      createGame: (options) => dame.createGame({ ...options, house: true }),
       play: (plan, gameId) => {
         const seat = plan.engineSeat === 0 ? 1 : 0;
         const player = botPlayer(createDameBot(plan.opponent), plan.botSeed);
-        const client = new DameClient({ host: '127.0.0.1', port: dame.info().port, gameId, seat, player, log: ctx.log.child({ bot: `dame-house-${plan.table}` }) });
+        const client = new DameClient({ host: '127.0.0.1', port: dame.info().port, gameId, seat, player, log: houseLogger(ctx.log.child({ bot: `dame-house-${plan.table}` })) });
         return { done: client.run(), stop: () => client.stop() };
       },
     }),
@@ -65,6 +66,7 @@ export const dame: GameModule = {
   registerRoutes: (app, server, ctx) => {
     const dameServer = dameOf(server);
     registerDameWebRoutes(app, dameServer, { log: ctx.log, host: dameServer.info().host });
+    registerDameReplayRoute(app, ctx.store);
   },
   verify: verifyDameMatch,
   tournament: dameTournament,

@@ -164,14 +164,7 @@ export class Match {
         this.refuseClaim(seat, peer.address);
         return null;
       }
-      const s = this.seats[seat];
-      s.kind = 'client';
-      s.peer = peer;
-      s.address = peer.address;
-      s.expecting = 'nothing';
-      s.failed = false;
-      this.log.info({ seat, conn: peer.conn }, 'seat taken');
-      this.o.publish('seatTaken', { gameId: this.id, seat, name: s.name, address: peer.address });
+      const s = this.take(peer, seat);
       peer.send(playersGroup(this.seats, seat));
       if (this.seats.every((x) => x.kind !== 'open')) this.start();
       else {
@@ -180,6 +173,35 @@ export class Match {
       }
       return seat;
     });
+  }
+
+  /**
+   * Both seats' connections at once (the ladder made the game for them): each player list shows
+   * the other as connected, and the game starts. The seats must be open and theirs (seatOwner).
+   * False when one is not (nobody is seated then).
+   */
+  joinTogether(peers: readonly { peer: SeatPeer; seat: Seat }[]): boolean {
+    return this.guard(false, () => {
+      if (this.discarded || this.phase !== 'waiting') return false;
+      const owner = this.o.seatOwner;
+      if (peers.some(({ peer, seat }) => this.seats[seat].kind !== 'open' || (owner !== undefined && !owner(seat, peer.address)))) return false;
+      for (const { peer, seat } of peers) this.take(peer, seat);
+      for (const { peer, seat } of peers) peer.send(playersGroup(this.seats, seat));
+      if (this.seats.every((x) => x.kind !== 'open')) this.start();
+      return true;
+    });
+  }
+
+  private take(peer: SeatPeer, seat: Seat): SeatState {
+    const s = this.seats[seat];
+    s.kind = 'client';
+    s.peer = peer;
+    s.address = peer.address;
+    s.expecting = 'nothing';
+    s.failed = false;
+    this.log.info({ seat, conn: peer.conn }, 'seat taken');
+    this.o.publish('seatTaken', { gameId: this.id, seat, name: s.name, address: peer.address });
+    return s;
   }
 
   /** A line from the client on `seat` (already parsed; `raw` for the record). */

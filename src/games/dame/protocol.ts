@@ -57,6 +57,8 @@ export type ProtocolFault =
   | { code: 'no-free-player' }
   | { code: 'unexpected' }
   | { code: 'invalid-move'; reason: InvalidMoveReason }
+  /** A server's own refusal in words (the ladder: a revoked code); one line, no newline. */
+  | { code: 'refused'; text: string }
   | { code: 'internal' };
 
 const boardBlock = (board: Board): string[] => ['+ BOARD 8,8', ...boardLines(board).map((row) => `+ ${row}`), '+ ENDBOARD'];
@@ -123,6 +125,8 @@ export function formatFault(fault: ProtocolFault): string {
       return '- Did not expect response from client';
     case 'invalid-move':
       return `- Invalid Move: ${fault.reason}`;
+    case 'refused':
+      return `- ${fault.text}`;
     case 'internal':
       return '- Internal error. Sorry & Bye';
   }

@@ -8,6 +8,8 @@ import type { Records } from '../../core/record-backend.js';
 import { Connection } from './connection.js';
 import { DameEnginePool, type DameMoveSource } from './engine-pool.js';
 import { DameGames, type CreateGameError, type CreateGameOptions } from './games.js';
+import type { DameLadderDoor } from './ladder-door.js';
+import type { Match } from './match.js';
 import { DEFAULT_MOTD, DEFAULT_PORT, type ProtocolMode } from './protocol.js';
 import type { DameGameRow, DameSnapshot } from './snapshot.js';
 
@@ -122,6 +124,7 @@ export class DameServer implements GameServer {
   private readonly sockets = new Map<Socket, Connection>();
   private engine: DameMoveSource | null;
   private connectionCount = 0;
+  private ladder: DameLadderDoor | null = null;
 
   constructor(private readonly o: DameServerOptions) {
     this.clock = o.clock ?? systemClock;
@@ -172,9 +175,19 @@ export class DameServer implements GameServer {
 
   /** Creates a game and returns its id; throws a DameGameError for bad options. */
   createGame(options: CreateGameOptions = {}): string {
+    return this.createMatch(options).id;
+  }
+
+  /** Creates a game and returns it (the ladder seats its connections in it); throws a DameGameError. */
+  createMatch(options: CreateGameOptions = {}): Match {
     const created = this.games.create(options);
     if (!created.ok) throw new DameGameError(created.error);
-    return created.value.id;
+    return created.value;
+  }
+
+  /** Opens (or with null closes) the rated ladder's door: a Game-ID that is a ladder code enters it. */
+  setLadder(door: DameLadderDoor | null): void {
+    this.ladder = door;
   }
 
   /**
@@ -238,6 +251,7 @@ export class DameServer implements GameServer {
         prologTimeoutMs: this.o.prologTimeoutMs,
         groupGapMs: this.o.groupGapMs,
         autoCreate: this.o.autoCreate,
+        ladder: this.ladder,
         games: this.games,
         clock: this.clock,
         log: this.o.log,

@@ -1,5 +1,7 @@
+import { abortedOutcome, ArenaMatches, cutReason, DEFAULT_CONNECT_TIMEOUT_MS, EXIT_GRACE_MS, portOf, seatOwns } from '../../core/arena.js';
 import type { SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
+import { startedOrStopped, withPortIn, type PortRange } from '../../core/ports.js';
 import type { Records } from '../../core/record-backend.js';
 import { Rng } from '../../core/rng.js';
 import {
@@ -33,9 +35,6 @@ import { createDameServer, type DameServer } from './server.js';
 export const OPENING_PLIES = 4;
 /** Auto mode's client silence before the MOTD: short, but a v2 client still answers before it. */
 const MOTD_DELAY_MS = 100;
-/** After the game a program may still exit by itself this long before it is stopped. */
-const EXIT_GRACE_MS = 500;
-const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 const BOT_INFO: Record<(typeof DAME_BOTS)[number], string> = {
   random: 'a random legal move',
@@ -139,11 +138,7 @@ interface SeatPlay {
  */
 function ownsSeat(s: SeatPlay | undefined, address: string): boolean {
   if (s === undefined) return false;
-  const port = Number(address.slice(address.lastIndexOf(':') + 1));
-  if (s.seat.player.kind === 'bot') return s.client?.localPort === port;
-  const run = s.program;
-  if (run === null) return false;
-  return run.ownsConnection === undefined || run.ownsConnection(port);
+  return seatOwns(s.seat.player.kind === 'bot' ? { bot: true, localPort: s.client?.localPort } : { bot: false, run: s.program }, portOf(address));
 }
 
 type End =
@@ -153,8 +148,7 @@ type End =
 
 
 class DameArena implements TournamentArena {
-  private readonly running = new Set<(reason: string) => void>();
-  private closed = false;
+  private readonly matches = new ArenaMatches();
 
   constructor(
     private readonly server: DameServer,
@@ -163,9 +157,9 @@ class DameArena implements TournamentArena {
   ) {}
 
   async close(): Promise<void> {
-    this.closed = true;
-    for (const abort of this.running) abort('the tournament server stopped');
+    const closing = this.matches.close();
     await this.server.stop();
+    await closing;
     await this.pools.close();
   }
 
@@ -174,15 +168,10 @@ class DameArena implements TournamentArena {
     if (request.seats.length !== 2 || !white || !black)
       throw new Error(`a Dame match has 2 seats, got ${request.seats.length}`);
     const names = [white.name, black.name] as const;
-    const aborted = (reason: string, records: string[] = []): TournamentMatchOutcome => ({
-      seats: names.map((name) => ({ name, points: 0 })),
-      reason,
-      records,
-      aborted: true,
-    });
-    if (this.closed) return aborted('the tournament server stopped');
-    if (request.signal?.aborted) return aborted('aborted');
+    return this.matches.play(request, names, (signal) => this.playGame(request, names, signal));
+  }
 
+  private async playGame(request: TournamentMatchRequest, names: readonly [string, string], signal: AbortSignal): Promise<TournamentMatchOutcome> {
     const gameId = this.server.createGame({
       name: `Tournament ${request.id}`,
       moveTimeMs: request.moveTimeMs,
@@ -251,10 +240,8 @@ class DameArena implements TournamentArena {
         else end({ kind: 'over', winner: data.winner ?? null, reason });
       }
     });
-    const onAbort = (): void => end({ kind: 'aborted', reason: 'aborted' });
-    request.signal?.addEventListener('abort', onAbort, { once: true });
-    const stopHere = (reason: string): void => end({ kind: 'aborted', reason });
-    this.running.add(stopHere);
+    const onCut = (): void => end({ kind: 'aborted', reason: cutReason(signal) });
+    signal.addEventListener('abort', onCut, { once: true });
     const connectMs = request.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const deadline = setTimeout(() => {
       if (status() !== 'waiting') return;
@@ -283,7 +270,7 @@ class DameArena implements TournamentArena {
       if (result.kind === 'aborted') {
         this.server.closeGame(gameId, result.reason);
         await this.stopSeats(seats, 0, true);
-        return aborted(result.reason, records);
+        return abortedOutcome(names, result.reason, records);
       }
       if (result.kind === 'no-start') {
         this.server.closeGame(gameId, 'a seat never joined');
@@ -295,8 +282,7 @@ class DameArena implements TournamentArena {
     } finally {
       clearTimeout(deadline);
       unsubscribe();
-      request.signal?.removeEventListener('abort', onAbort);
-      this.running.delete(stopHere);
+      signal.removeEventListener('abort', onCut);
     }
   }
 
@@ -379,7 +365,7 @@ function noStartOutcome(seats: readonly SeatPlay[], connectMs: number): Tourname
     return {
       name: s.seat.name,
       outcome: lost ? 'loss' : 'win',
-      points: 0,
+      points: lost ? 0 : 1,
       ...(lost ? { crashed: true } : {}),
       ...(lost && note ? { note } : {}),
     };
@@ -396,7 +382,8 @@ function overOutcome(
 ): TournamentMatchOutcome {
   const loser = winner === null ? null : winner === 0 ? 1 : 0;
   const results: TournamentSeatResult[] = seats.map((s) => {
-    const base = { name: s.seat.name, points: 0 };
+    // The game points of a Dame match: win 1, draw ½, loss 0 (docs/tournaments.md "Standings columns").
+    const base = { name: s.seat.name, points: winner === null ? 0.5 : s.index === winner ? 1 : 0 };
     if (winner === null) return { ...base, outcome: 'draw' };
     if (s.index === winner) return { ...base, outcome: 'win' };
     if (reason === 'timeout')
@@ -418,11 +405,11 @@ function overOutcome(
   return { seats: results, reason: text, records };
 }
 
-async function open(context: { store: Records; log: Logger }): Promise<TournamentArena> {
+async function open(context: { store: Records; log: Logger; ports?: PortRange | null }): Promise<TournamentArena> {
   const log = context.log.child({ game: 'dame', part: 'tournament' });
-  const server = createDameServer({
+  const server = await withPortIn(context.ports, (port) => startedOrStopped(createDameServer({
     host: '127.0.0.1',
-    port: 0,
+    port,
     log,
     store: context.store,
     mode: 'auto',
@@ -435,12 +422,12 @@ async function open(context: { store: Records; log: Logger }): Promise<Tournamen
     idleSeatTimeoutMs: 0,
     maxGames: 10_000,
     maxConnections: 10_000,
-  });
-  await server.start();
+  })));
   return new DameArena(server, new EnginePools(log), log);
 }
 
 export const dameTournament: TournamentSupport = {
+  smoke: 'tcp',
   bots: DAME_BOTS.map((name) => ({ name, description: BOT_INFO[name] })),
   checkBot,
   open,

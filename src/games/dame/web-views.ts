@@ -87,3 +87,34 @@ export interface DameBrowserPlayer {
   address: string | null;
   since: number;
 }
+
+/** One position of a replayed Dame record: the start (no move), then one per recorded single move. */
+export interface DameReplayFrame {
+  /** The 8 BOARD rows, rank 8 first. */
+  board: string[];
+  /** The single move that led here (`C3:D4`), who played it, and the square it jumped. */
+  move: string | null;
+  side: 'white' | 'black' | null;
+  captured: string | null;
+  /** Who moves next: a side, or null once the game is over. */
+  toMove: 'white' | 'black' | null;
+  /** The side to move owes a follow-up single move (after a capture). */
+  mustContinue: boolean;
+}
+
+/** A recorded Dame game replayed through the rules (`GET /api/dame/replay/:id`). */
+export interface DameReplay {
+  matchId: string;
+  status: string;
+  /** The seat names, White first. */
+  names: [string, string];
+  gameId: string | null;
+  gameName: string | null;
+  tournamentMatch: string | null;
+  frames: DameReplayFrame[];
+  /** The recorded result: seat 0/1 winning, null for a draw or no winner, with the reason. */
+  result: { winner: 0 | 1 | null; reason: string } | null;
+  /** verifyDameMatch: whether the record could be checked, and what does not hold. */
+  checked: boolean;
+  problems: string[];
+}

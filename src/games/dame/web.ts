@@ -3,8 +3,10 @@ import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
 import { guard } from '../../core/guard.js';
 import type { Logger } from '../../core/log.js';
+import type { Records } from '../../core/record-backend.js';
 import { DameClient, type DameClientResult } from './client.js';
 import { boardLines, formatMove, squareName } from './notation.js';
+import { replayDameMatch } from './replay.js';
 import { isErrorLine, isGameId, parseMoveRequest, parseYou, SERVER_LINES, type Seat } from './protocol.js';
 import { apply, legalMoves, type DameState, type SingleMove } from './rules.js';
 import { DameGameError, type DameServer } from './server.js';
@@ -337,4 +339,24 @@ class BrowserSeat {
       this.o.log.debug({ err }, 'browser send failed');
     }
   }
+}
+
+/**
+ * A recorded Dame game as one board per single move (`/api/dame/replay/<match-id>`), replayed by
+ * the rules core so the browser only draws (the board replay of the match page). A record that
+ * makes the replay fail is a 500 for that request (logged with its stack), never more.
+ */
+export function registerDameReplayRoute(app: FastifyInstance, store: Records): void {
+  app.get<{ Params: { id: string } }>('/api/dame/replay/:id', async (request, reply) => {
+    try {
+      const match = await store.getMatch(request.params.id);
+      if (match?.game !== 'dame') return await reply.code(404).send({ error: `no Dame match with id ${request.params.id}` });
+      const replay = replayDameMatch(match);
+      if (!replay) return await reply.code(422).send({ error: 'this record has no start position and cannot be replayed' });
+      return await reply.send(replay);
+    } catch (err) {
+      request.log.error({ err, match: request.params.id }, 'dame replay: internal error');
+      return reply.code(500).send({ error: 'internal error' });
+    }
+  });
 }

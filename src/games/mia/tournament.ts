@@ -1,9 +1,10 @@
+import { ArenaMatches, cutReason, DEFAULT_CONNECT_TIMEOUT_MS, EXIT_GRACE_MS, seatOwns, stopPrograms } from '../../core/arena.js';
 import type { SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
+import { withPortIn, type PortRange } from '../../core/ports.js';
 import type { Records } from '../../core/record-backend.js';
 import {
   describeExit,
-  exitOrStop,
   type ProgramRun,
   type TournamentArena,
   type TournamentMatchOutcome,
@@ -27,9 +28,6 @@ import type { MiaRoundRow } from './snapshot.js';
  */
 
 export const DEFAULT_ROUNDS = 20;
-const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-/** How long a program may take to exit by itself after the table unregistered it. */
-const EXIT_GRACE_MS = 500;
 const POLL_MS = 20;
 const TIMEOUT_REASONS = new Set(['DID_NOT_TAKE_TURN', 'DID_NOT_ANNOUNCE']);
 
@@ -96,27 +94,16 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 class MiaTournamentArena implements TournamentArena {
   private readonly live = new Set<MiaServer>();
-  private readonly controllers = new Set<AbortController>();
-  private closed = false;
+  private readonly matches = new ArenaMatches();
 
   constructor(
     private readonly store: Records,
     private readonly log: Logger,
+    private readonly ports: PortRange | null = null,
   ) {}
 
-  async play(request: TournamentMatchRequest): Promise<TournamentMatchOutcome> {
-    if (this.closed) throw new Error('the Mia tournament arena is closed');
-    const inner = new AbortController();
-    this.controllers.add(inner);
-    const onAbort = () => inner.abort();
-    request.signal?.addEventListener('abort', onAbort, { once: true });
-    if (request.signal?.aborted === true) inner.abort();
-    try {
-      return await this.playTable(request, inner.signal);
-    } finally {
-      request.signal?.removeEventListener('abort', onAbort);
-      this.controllers.delete(inner);
-    }
+  play(request: TournamentMatchRequest): Promise<TournamentMatchOutcome> {
+    return this.matches.play(request, request.seats.map((s) => s.name), (signal) => this.playTable(request, signal));
   }
 
   private async playTable(
@@ -140,9 +127,10 @@ class MiaTournamentArena implements TournamentArena {
     const table = { done: false };
     let finished!: () => void;
     const tableDone = new Promise<void>((resolve) => (finished = resolve));
-    const server = new MiaServer({
+    // Each table's server listens at a port of the tournament's range (or one the system picks).
+    const makeServer = (port: number): MiaServer => new MiaServer({
       host: '127.0.0.1',
-      port: 0,
+      port,
       answerTimeoutMs: Math.max(1, request.moveTimeMs),
       heartbeatMs: 1000,
       // Rounds run with whoever is registered; the table never waits for missing seats.
@@ -165,9 +153,7 @@ class MiaTournamentArena implements TournamentArena {
         nameOwner: (name, from) => {
           const seat = seats.find((x) => x.wire === name);
           if (seat === undefined) return false;
-          if (seat.client !== undefined) return seat.client.localPort === from.port;
-          if (seat.run === undefined) return false;
-          return seat.run.ownsConnection === undefined || seat.run.ownsConnection(from.port);
+          return seatOwns(seat.client !== undefined ? { bot: true, localPort: seat.client.localPort } : { bot: false, run: seat.run }, from.port);
         },
         rounds,
         meta: { tournamentMatch: request.id, ...(Object.keys(entrants).length > 0 ? { entrants } : {}) },
@@ -176,6 +162,16 @@ class MiaTournamentArena implements TournamentArena {
           finished();
         },
       },
+    });
+    const server = await withPortIn(this.ports, async (port) => {
+      const candidate = makeServer(port);
+      try {
+        await candidate.start();
+      } catch (err) {
+        await candidate.stop().catch(() => undefined);
+        throw err;
+      }
+      return candidate;
     });
     const records: string[] = [];
     const unsubscribe = server.subscribe((event: SpectatorEvent) => {
@@ -192,7 +188,6 @@ class MiaTournamentArena implements TournamentArena {
     this.live.add(server);
     let reason = '';
     try {
-      await server.start();
       const port = server.port;
       const starts: Promise<void>[] = [];
       request.seats.forEach((seat, i) => {
@@ -281,7 +276,7 @@ class MiaTournamentArena implements TournamentArena {
     const scores = results.map((r) => `${r.name} ${r.points}`).join(', ');
     return {
       seats: results,
-      reason: aborted ? 'aborted' : `${reason}${table.done ? `: ${scores}` : ''}`,
+      reason: aborted ? cutReason(signal) : `${reason}${table.done ? `: ${scores}` : ''}`,
       records,
       ...(aborted ? { aborted: true } : {}),
     };
@@ -292,8 +287,7 @@ class MiaTournamentArena implements TournamentArena {
     await Promise.all(
       seats.map((s) => (s.client ? s.client.stop().catch(() => undefined) : Promise.resolve())),
     );
-    const runs = seats.map((s) => s.run).filter((r): r is ProgramRun => r !== undefined);
-    await Promise.all(runs.map((r) => exitOrStop(r, done ? EXIT_GRACE_MS : 0)));
+    await stopPrograms(seats.map((s) => s.run), done ? EXIT_GRACE_MS : 0);
   }
 
   private placings(seats: readonly SeatState[], server: MiaServer, rounds: number): TournamentSeatResult[] {
@@ -314,14 +308,15 @@ class MiaTournamentArena implements TournamentArena {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    for (const c of this.controllers) c.abort();
+    const closing = this.matches.close();
     await Promise.all([...this.live].map((s) => s.stop()));
+    await closing;
   }
 }
 
 export const miaTournament: TournamentSupport = {
+  smoke: 'udp',
   bots: MIA_STRATEGIES.map((name) => ({ name, description: BOT_DESCRIPTIONS[name] ?? name })),
   checkBot,
-  open: ({ store, log }) => Promise.resolve(new MiaTournamentArena(store, log)),
+  open: ({ store, log, ports }) => Promise.resolve(new MiaTournamentArena(store, log, ports ?? null)),
 };

@@ -1,6 +1,6 @@
 import type { Clock, Timer } from '../../core/clock.js';
 import { guard } from '../../core/guard.js';
-import { connectionLogger, logWire, type Logger } from '../../core/log.js';
+import { connectionLogger, houseLogger, logWire, type Logger } from '../../core/log.js';
 import { badInputTotal, messagesTotal } from '../../core/metrics.js';
 import type { Records } from '../../core/record-backend.js';
 import type { Lobby, LobbyPeer } from './lobby.js';
@@ -99,7 +99,8 @@ export class Connection implements LobbyPeer {
   /** The client's end of the stream came while packets before it were still queued. */
   private lostAfterQueue = false;
   private readonly parser: XmlStreamParser;
-  private readonly log: Logger;
+  private log: Logger;
+  private quieted = false;
 
   constructor(private readonly o: ConnectionOptions) {
     this.id = o.id;
@@ -113,6 +114,18 @@ export class Connection implements LobbyPeer {
         guard(this.log, 'ostseeschach join timeout', () => this.joinTimedOut(), () => this.fail()),
         ms,
       );
+  }
+
+  /** One of the house games' own connections: its routine info lines go out at debug (core/log.ts). */
+  quiet(): void {
+    if (this.quieted) return;
+    this.quieted = true;
+    this.log = houseLogger(this.log);
+  }
+
+  /** Its ladder reservation was admitted (issue 34): it waits for its game, with no join timeout. */
+  hold(): void {
+    this.becameParticipant();
   }
 
   /** Whether this connection has joined, redeemed or authenticated (and so has no join timeout). */
@@ -275,7 +288,7 @@ export class Connection implements LobbyPeer {
   private recordIn(data: string, roomId: string | null): void {
     logWire(this.log, 'in', data);
     const matchId = this.o.lobby.matchIdFor(roomId) ?? this.o.lobby.matchIdOf(this);
-    this.record(matchId, 'in', data);
+    this.record(matchId, 'in', this.o.lobby.redact(data));
   }
 
   /**

@@ -31,7 +31,8 @@ function startHouseBots(ctx: ServeContext, server: GameServer) {
     games: s.houseGames,
     host: info.host,
     port: info.port,
-    adminPassword: s.adminPassword,
+    // Their own password: the server logs the house games' routine at debug (docs/operations.md, "Logs").
+    adminPassword: ostseeschachOf(server).housePassword,
     moveTimeMs: s.houseMoveTimeMs,
     pauseMs: s.housePauseMs,
     seed: ctx.settings.seed === '' ? String(Date.now()) : ctx.settings.seed,

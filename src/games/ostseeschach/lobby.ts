@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Clock, Timer } from '../../core/clock.js';
 import { guard } from '../../core/guard.js';
 import { HostCounter, RateLimitedWarn } from '../../core/hosts.js';
-import type { Logger } from '../../core/log.js';
+import { houseLogger, type Logger } from '../../core/log.js';
 import type { Records } from '../../core/record-backend.js';
 import { Rng } from '../../core/rng.js';
+import type { OstseeschachLadderDoor, OstseeschachLadderWaiter } from './ladder-door.js';
 import { GAME_TYPE, LOBBY_ERROR, type DisconnectCause } from './messages.js';
 import { requestText, type ClientPacket, type ServerPacket } from './protocol.js';
 import { Room, type RoomPeer } from './room.js';
@@ -22,10 +23,20 @@ export interface LobbyPeer extends RoomPeer {
   admin: boolean;
   /** The remote IP: rooms are counted per host (fair share). */
   readonly host: string;
+  /** Marks it as one of the house games' connections: its routine lines are logged at debug. */
+  quiet?(): void;
+  /** Its reservation was admitted to the ladder: it waits for its game (no join timeout any more). */
+  hold?(): void;
 }
 
 export interface LobbyOptions {
   readonly adminPassword: string;
+  /**
+   * The house games' own administrator password (random each start, never shown): it
+   * authenticates like `adminPassword`, and the rooms it prepares, their players and it are
+   * logged as house games (info at debug, core/log.ts `houseLogger`).
+   */
+  readonly housePassword?: string | undefined;
   readonly softTimeoutMs: number;
   readonly hardTimeoutMs: number;
   /** New rooms created by `join` start paused (server.properties `paused`). */
@@ -68,6 +79,9 @@ export class Lobby {
   private readonly rooms = new Map<string, Room>();
   private readonly reservations = new Map<string, { room: Room; slot: number }>();
   private readonly admins = new Set<LobbyPeer>();
+  /** The house games' connections and rooms (see `housePassword`). */
+  private readonly housePeers = new WeakSet<LobbyPeer>();
+  private readonly houseRooms = new WeakSet<Room>();
   /** Who created each open room (by join or prepare), and how many each host holds. */
   private readonly creators = new Map<Room, string>();
   private readonly hostRooms: HostCounter;
@@ -78,6 +92,9 @@ export class Lobby {
   private roomsCreated = 0;
   private finished = 0;
   private readonly recent: OstseeschachResultRow[] = [];
+  /** The rated ladder's door (issue 34), and the connections it admitted that wait for their game. */
+  private ladder: OstseeschachLadderDoor | null = null;
+  private readonly waiters = new Set<LadderWaiter>();
 
   constructor(private readonly o: LobbyOptions) {
     this.rng = Rng.seeded(o.seed);
@@ -116,9 +133,16 @@ export class Lobby {
       case 'joinPrepared': {
         const reservation =
           packet.reservationCode === null ? undefined : this.reservations.get(packet.reservationCode);
-        if (!reservation) return fail(LOBBY_ERROR.unknownReservation());
+        if (!reservation) {
+          if (packet.reservationCode !== null && this.enterLadder(peer, packet.reservationCode, fail)) return;
+          return fail(LOBBY_ERROR.unknownReservation());
+        }
         this.reservations.delete(packet.reservationCode as string);
         const { room, slot } = reservation;
+        if (this.houseRooms.has(room)) {
+          this.housePeers.add(peer);
+          peer.quiet?.();
+        }
         room.guard(() => room.fillSlot(slot, peer), undefined);
         return;
       }
@@ -132,8 +156,12 @@ export class Lobby {
       case 'join':
         return this.join(peer, packet.gameType, fail);
       case 'authenticate':
-        if (packet.password !== null && packet.password === this.o.adminPassword) {
-          if (!peer.admin) this.o.log.info({ conn: peer.id }, 'administrator authenticated');
+        if (packet.password !== null && packet.password !== '' && packet.password === this.o.housePassword) {
+          this.housePeers.add(peer);
+          peer.quiet?.();
+        }
+        if (packet.password !== null && (packet.password === this.o.adminPassword || this.housePeers.has(peer))) {
+          if (!peer.admin) this.logFor(peer).info({ conn: peer.id }, 'administrator authenticated');
           peer.admin = true;
           this.admins.add(peer);
           return;
@@ -151,6 +179,50 @@ export class Lobby {
         // The connection handles it; it never reaches the lobby.
         return;
     }
+  }
+
+  /**
+   * A client's message as the record store keeps it: a ladder code, the student's secret, as
+   * `(Liga-Code)` (records are public in the dashboard; the debug log keeps what was sent).
+   */
+  redact(text: string): string {
+    const door = this.ladder;
+    if (door === null || !text.includes('reservationCode')) return text;
+    return text.replace(/reservationCode=(["'])([^"']*)\1/g, (all: string, quote: string, code: string) => (door.isCode(code) ? `reservationCode=${quote}(Liga-Code)${quote}` : all));
+  }
+
+  /** Opens (or with null closes) the rated ladder's door: a reservation code of the ladder's roster. */
+  setLadder(door: OstseeschachLadderDoor | null): void {
+    this.ladder = door;
+  }
+
+  /**
+   * A code that is no prepared room's, at the ladder's door: false when it is no ladder code (the
+   * caller answers as for any unknown code). A refusal is the errorpacket of an unknown
+   * reservation with the ladder's words (the connection stays, as after any refused join); an
+   * admitted connection gets nothing until its game is made.
+   */
+  private enterLadder(peer: LobbyPeer, code: string, fail: (message: string) => void): boolean {
+    const door = this.ladder;
+    if (door === null) return false;
+    const waiter = new LadderWaiter(peer, (w) => this.waiters.delete(w), (text) => {
+      this.o.log.info({ conn: peer.id, host: peer.host, text }, 'ladder: join refused');
+      if (peer.open) fail(LOBBY_ERROR.ladderRefused(text));
+    });
+    const admission = door.admit(code, waiter);
+    if (admission === null) return false;
+    if (!admission.ok) {
+      waiter.refuse(admission.text);
+      return true;
+    }
+    waiter.admitted(admission.leave);
+    // A door may refuse before it returns; then the errorpacket has gone out already.
+    if (waiter.waiting) {
+      this.waiters.add(waiter);
+      peer.hold?.();
+      this.o.log.info({ conn: peer.id, host: peer.host }, 'ladder: waiting for a game');
+    }
+    return true;
   }
 
   /** `join` fills the first open seat of any room, whatever its game type (spec §4 #4). */
@@ -176,7 +248,7 @@ export class Lobby {
         return fail(LOBBY_ERROR.unknownGameType(packet.gameType));
       if (packet.slots.length > 2) return fail(LOBBY_ERROR.tooManySlots());
       if (!this.mayCreateRoom(peer, fail)) return;
-      const room = this.createRoom(true, packet.pause, peer.host);
+      const room = this.createRoom(true, packet.pause, peer.host, undefined, this.housePeers.has(peer));
       this.expireLater(room, peer);
       const reservations: string[] = [];
       for (const slot of room.prepareSlots(packet.slots)) {
@@ -184,7 +256,7 @@ export class Lobby {
         this.reservations.set(code, { room, slot });
         reservations.push(code);
       }
-      this.o.log.info({ room: room.id, slots: packet.slots.length, paused: packet.pause }, 'room prepared');
+      this.logFor(peer).info({ room: room.id, slots: packet.slots.length, paused: packet.pause }, 'room prepared');
       peer.send({ type: 'prepared', roomId: room.id, reservations }, null);
       return;
     }
@@ -260,7 +332,28 @@ export class Lobby {
     return { roomId: room.id, reservations };
   }
 
-  private createRoom(prepared: boolean, paused: boolean, host: string, own?: PrepareRoomOptions): Room {
+  /**
+   * A room the server makes for two peers it already holds (the ladder: two admitted connections,
+   * or one and a bot seat): both slots reserved for them, ONE first, and filled at once, so nobody
+   * else can take them. Each gets `<joined roomId="R"/>`, then the game starts. Like `prepareRoom`
+   * it bypasses the room limits. Returns the room's id.
+   */
+  openRoomFor(options: PrepareRoomOptions, peers: readonly [RoomPeer, RoomPeer]): string {
+    const room = this.createRoom(true, false, 'server', options);
+    const slots = room.prepareSlots(options.slots.map((s) => ({ displayName: s.displayName, canTimeout: s.canTimeout, reserved: true })));
+    this.o.log.info({ room: room.id, conns: peers.map((p) => p.id) }, 'room opened by the server for two players');
+    room.guard(() => {
+      slots.forEach((slot, i) => room.fillSlot(slot, peers[i] as RoomPeer));
+    }, undefined);
+    return room.id;
+  }
+
+  /** The log for what a peer does: a house game's connection logs its routine at debug. */
+  private logFor(peer: LobbyPeer): Logger {
+    return this.housePeers.has(peer) ? houseLogger(this.o.log) : this.o.log;
+  }
+
+  private createRoom(prepared: boolean, paused: boolean, host: string, own?: PrepareRoomOptions, house = false): Room {
     const index = this.roomsCreated++;
     const start = own?.start ?? this.o.startPosition?.(index) ?? createStart(this.rng);
     const layout = layoutOf(start);
@@ -275,12 +368,13 @@ export class Lobby {
       seed: own?.seed ?? `${this.o.seed}#${index}`,
       meta: own?.meta,
       clock: this.o.clock,
-      log: this.o.log,
+      log: house ? houseLogger(this.o.log) : this.o.log,
       store: this.o.store,
       onClosed: (r, row) => this.closed(r, row),
       publish: this.o.publish,
     });
     this.rooms.set(room.id, room);
+    if (house) this.houseRooms.add(room);
     this.creators.set(room, host);
     this.hostRooms.tryAdd(host);
     this.o.publish('roomCreated', { roomId: room.id, prepared });
@@ -325,6 +419,7 @@ export class Lobby {
   /** A connection is gone: its seats are left with `cause`. */
   disconnected(peer: LobbyPeer, cause: DisconnectCause): void {
     this.admins.delete(peer);
+    this.leaveLadder(peer);
     for (const room of [...this.rooms.values()]) room.guard(() => room.disconnected(peer, cause), undefined);
   }
 
@@ -334,10 +429,16 @@ export class Lobby {
    */
   failed(peer: LobbyPeer): void {
     this.admins.delete(peer);
+    this.leaveLadder(peer);
     for (const room of [...this.rooms.values()]) {
       if (room.hasPlayer(peer)) room.guard(() => room.fail(), undefined);
       else if (room.hasObserver(peer)) room.guard(() => room.disconnected(peer, 'UNKNOWN'), undefined);
     }
+  }
+
+  /** A connection that waited for a ladder game is gone: it leaves the ladder's queue. */
+  private leaveLadder(peer: LobbyPeer): void {
+    for (const w of [...this.waiters]) if (w.peer === peer) w.gone();
   }
 
   /** Rooms created by `host` that are still open. */
@@ -363,6 +464,7 @@ export class Lobby {
     for (const timer of this.expiries.values()) timer.cancel();
     this.expiries.clear();
     this.reservations.clear();
+    for (const w of [...this.waiters]) w.gone();
   }
 
   get liveMatches(): number {
@@ -385,5 +487,57 @@ export class Lobby {
 
   room(id: string): Room | undefined {
     return this.rooms.get(id);
+  }
+}
+
+/**
+ * A connection the ladder admitted, from its joinPrepared until it is seated, refused or gone
+ * (each at most once).
+ */
+class LadderWaiter implements OstseeschachLadderWaiter {
+  private state: 'waiting' | 'taken' | 'refused' | 'gone' = 'waiting';
+  private leave: (() => void) | null = null;
+
+  constructor(
+    readonly peer: LobbyPeer,
+    private readonly forget: (w: LadderWaiter) => void,
+    private readonly answer: (text: string) => void,
+  ) {}
+
+  get host(): string {
+    return this.peer.host;
+  }
+
+  get waiting(): boolean {
+    return this.state === 'waiting' && this.peer.open;
+  }
+
+  admitted(leave: () => void): void {
+    this.leave = leave;
+    if (this.state !== 'waiting') leave();
+  }
+
+  take(): LobbyPeer | null {
+    if (!this.waiting) return null;
+    this.state = 'taken';
+    this.forget(this);
+    return this.peer;
+  }
+
+  /** Also after `take` when the room could not be opened: the connection is in no game then. */
+  refuse(text: string): void {
+    if (this.state !== 'waiting' && this.state !== 'taken') return;
+    this.state = 'refused';
+    this.forget(this);
+    this.leave?.();
+    this.answer(text);
+  }
+
+  /** The connection closed (or the server stops): out of the ladder's queue, without a word. */
+  gone(): void {
+    if (this.state !== 'waiting') return;
+    this.state = 'gone';
+    this.forget(this);
+    this.leave?.();
   }
 }

@@ -78,6 +78,11 @@ export const LOBBY_ERROR = {
   nonMove: (packetText: string) => `${GAME_ROOM}: Received non-move packet: ${packetText}`,
   unknownReservation: () =>
     "sc.server.gaming.UnknownReservationException: Couldn't find a reservation for the provided token.",
+  /**
+   * A ladder code the ladder refuses (issue 34): the errorpacket of an unknown reservation, with
+   * the ladder's words as its text, so a client shows why (`Liga: this code was revoked; …`).
+   */
+  ladderRefused: (text: string) => `sc.server.gaming.UnknownReservationException: ${text}`,
   authenticationFailed: () =>
     'sc.server.network.AuthenticationFailedException: Failed to authenticate as administrator',
   unauthenticated: (requestText: string) =>

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { TcpEndpoint } from '../../core/tcp.js';
 import { guard } from '../../core/guard.js';
 import { hostOf } from '../../core/hosts.js';
@@ -12,6 +13,7 @@ import {
 import type { Logger } from '../../core/log.js';
 import type { Records } from '../../core/record-backend.js';
 import { Connection, type Transport } from './connection.js';
+import type { OstseeschachLadderDoor } from './ladder-door.js';
 import { Lobby } from './lobby.js';
 import type { State } from './rules.js';
 import type { OstseeschachSnapshot } from './snapshot.js';
@@ -91,6 +93,8 @@ export class OstseeschachServer implements GameServer {
   private readonly clock: Clock;
   private readonly log: Logger;
   readonly lobby: Lobby;
+  /** The house games' administrator password: random, in this process only (see LobbyOptions). */
+  readonly housePassword = randomBytes(24).toString('base64url');
   private readonly connections = new Set<Connection>();
   private readonly sockets = new Set<Socket>();
   private connectionCount = 0;
@@ -115,6 +119,7 @@ export class OstseeschachServer implements GameServer {
     });
     this.lobby = new Lobby({
       adminPassword: o.adminPassword,
+      housePassword: this.housePassword,
       softTimeoutMs: o.softTimeoutMs,
       hardTimeoutMs: o.hardTimeoutMs,
       paused: o.paused,
@@ -154,6 +159,19 @@ export class OstseeschachServer implements GameServer {
 
   get port(): number {
     return this.tcp.port;
+  }
+
+  /** A late move is a SOFT_TIMEOUT after this (the think time of the server's own bots follows it). */
+  get softTimeoutMs(): number {
+    return this.o.softTimeoutMs;
+  }
+
+  /**
+   * Opens (or with null closes) the rated ladder's door: a reservation code that is no prepared
+   * room's but a ladder code waits for its ladder game (ladder-door.ts).
+   */
+  setLadder(door: OstseeschachLadderDoor | null): void {
+    this.lobby.setLadder(door);
   }
 
   /**

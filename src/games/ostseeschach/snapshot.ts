@@ -77,7 +77,7 @@ export interface OstseeschachSnapshot {
 export interface OstseeschachReplay {
   matchId: string;
   roomId: string | null;
-  status: 'running' | 'finished' | 'aborted';
+  status: 'running' | 'finished' | 'aborted' | 'superseded';
   layout: string;
   /** ONE's and TWO's names. */
   names: [string, string];

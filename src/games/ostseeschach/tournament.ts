@@ -1,6 +1,8 @@
 import { Worker } from 'node:worker_threads';
+import { abortedOutcome, ArenaMatches, cutReason, DEFAULT_CONNECT_TIMEOUT_MS, EXIT_GRACE_MS } from '../../core/arena.js';
 import type { SpectatorEvent } from '../../core/game-server.js';
 import type { Logger } from '../../core/log.js';
+import { startedOrStopped, withPortIn, type PortRange } from '../../core/ports.js';
 import type { Records } from '../../core/record-backend.js';
 import { Rng } from '../../core/rng.js';
 import {
@@ -34,11 +36,8 @@ import type { SeatPlayRequest, SeatWorkerMessage } from './tournament-worker.js'
 
 /** The official server allows 2000 ms (soft) and 10 000 ms (hard): the hard limit is 5 move times. */
 export const HARD_TIMEOUT_FACTOR = 5;
-/** After the game a program may still exit by itself this long before it is stopped. */
-const EXIT_GRACE_MS = 500;
 /** A bot seat that does not finish this long after it was told to stop is left behind (its thread ended). */
 const BOT_STOP_MS = 3000;
-const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 /** How often a match with a failed seat looks whether the other seat has joined yet. */
 const JOIN_POLL_MS = 50;
 
@@ -131,8 +130,7 @@ type End = { kind: 'closed'; row: OstseeschachResultRow } | { kind: 'aborted'; r
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 class OstseeschachArena implements TournamentArena {
-  private readonly running = new Set<(reason: string) => void>();
-  private closed = false;
+  private readonly matches = new ArenaMatches();
 
   constructor(
     private readonly server: OstseeschachServer,
@@ -141,9 +139,9 @@ class OstseeschachArena implements TournamentArena {
   ) {}
 
   async close(): Promise<void> {
-    this.closed = true;
-    for (const abort of this.running) abort('the tournament server stopped');
+    const closing = this.matches.close();
     await this.server.stop();
+    await closing;
     await this.workers.close();
   }
 
@@ -152,15 +150,10 @@ class OstseeschachArena implements TournamentArena {
     if (request.seats.length !== 2 || !one || !two)
       throw new Error(`an Ostseeschach match has 2 seats, got ${request.seats.length}`);
     const names = [one.name, two.name] as const;
-    const aborted = (reason: string, records: string[] = []): TournamentMatchOutcome => ({
-      seats: names.map((name) => ({ name, points: 0 })),
-      reason,
-      records,
-      aborted: true,
-    });
-    if (this.closed) return aborted('the tournament server stopped');
-    if (request.signal?.aborted) return aborted('aborted');
+    return this.matches.play(request, names, (signal) => this.playRoom(request, names, signal));
+  }
 
+  private async playRoom(request: TournamentMatchRequest, names: readonly [string, string], signal: AbortSignal): Promise<TournamentMatchOutcome> {
     const lobby = this.server.lobby;
     const { roomId, reservations } = lobby.prepareRoom({
       slots: names.map((displayName) => ({ displayName, canTimeout: true })),
@@ -171,7 +164,7 @@ class OstseeschachArena implements TournamentArena {
       meta: { tournamentMatch: request.id },
     });
     const log = this.log.child({ room: roomId, tournamentMatch: request.id });
-    const seats: SeatPlay[] = [one, two].map((seat, i) => ({
+    const seats: SeatPlay[] = request.seats.slice(0, 2).map((seat, i) => ({
       index: i as 0 | 1,
       seat,
       reservation: reservations[i] ?? '',
@@ -220,10 +213,8 @@ class OstseeschachArena implements TournamentArena {
       if (data?.roomId === roomId && event.type === 'roomClosed')
         end({ kind: 'closed', row: event.data as OstseeschachResultRow });
     });
-    const onAbort = (): void => end({ kind: 'aborted', reason: 'aborted' });
-    request.signal?.addEventListener('abort', onAbort, { once: true });
-    const stopHere = (reason: string): void => end({ kind: 'aborted', reason });
-    this.running.add(stopHere);
+    const onCut = (): void => end({ kind: 'aborted', reason: cutReason(signal) });
+    signal.addEventListener('abort', onCut, { once: true });
     const connectMs = request.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const deadline = setTimeout(() => {
       if (room()?.isWaiting !== true) return;
@@ -246,21 +237,20 @@ class OstseeschachArena implements TournamentArena {
         const records = [room()?.matchId].filter((id): id is string => typeof id === 'string');
         room()?.abort(result.reason);
         await this.stopSeats(seats, 0);
-        return aborted(result.reason, records);
+        return abortedOutcome(names, result.reason, records);
       }
       const row = result.row;
       const records = row.matchId === null ? [] : [row.matchId];
       if (row.scores.length < 2) {
         await this.stopSeats(seats, 0);
-        return aborted('the room closed without a result', records);
+        return abortedOutcome(names, 'the room closed without a result', records);
       }
       await this.stopSeats(seats, EXIT_GRACE_MS);
       return outcomeOf(seats, row, records);
     } finally {
       clearTimeout(deadline);
       unsubscribe();
-      request.signal?.removeEventListener('abort', onAbort);
-      this.running.delete(stopHere);
+      signal.removeEventListener('abort', onCut);
     }
   }
 
@@ -403,11 +393,11 @@ function outcomeOf(
   return { seats: results, reason, records };
 }
 
-async function open(context: { store: Records; log: Logger }): Promise<TournamentArena> {
+async function open(context: { store: Records; log: Logger; ports?: PortRange | null }): Promise<TournamentArena> {
   const log = context.log.child({ game: 'ostseeschach', part: 'tournament' });
-  const server = createOstseeschachServer({
+  const server = await withPortIn(context.ports, (port) => startedOrStopped(createOstseeschachServer({
     host: '127.0.0.1',
-    port: 0,
+    port,
     log,
     store: context.store,
     // Seeds come per room (the match's); this one only draws layouts for rooms made by a plain join.
@@ -418,12 +408,12 @@ async function open(context: { store: Records; log: Logger }): Promise<Tournamen
     maxRooms: 10_000,
     maxRoomsPerHost: 0,
     preparedRoomTimeoutMs: 0,
-  });
-  await server.start();
+  })));
   return new OstseeschachArena(server, new SeatWorkers(log), log);
 }
 
 export const ostseeschachTournament: TournamentSupport = {
+  smoke: 'tcp',
   bots: BOT_NAMES.map((name) => ({ name, description: BOT_INFO[name] })),
   checkBot,
   open,

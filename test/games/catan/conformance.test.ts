@@ -45,6 +45,8 @@ const BUGS: Record<string, { fails: string[]; passes: string[] }> = {
   'line-buffer-2048': { fails: ['long-lines'], passes: ['split-reads', 'coalesced-reads', 'four-players'] },
   'slow-thinker': { fails: ['time-limit'], passes: ['fehler-wuerfeln', 'own-seven'] },
   'acts-on-robber-news': { fails: ['robber-on-own-field'], passes: ['own-seven', 'seven-discard'] },
+  // Issue 32: decodes each read on its own (Python's recv().decode()): a character cut between two reads ends it.
+  'decodes-per-read': { fails: ['long-lines-utf8'], passes: ['long-lines', 'coalesced-reads'] },
 };
 
 /**
@@ -112,5 +114,11 @@ describe('check-client catan', () => {
     const results = await runAll(jobs);
     expect(explain(results[0]!)).toBe('');
     Object.keys(BUGS).forEach((bug, i) => expectFailsExactly(bug, results[i + 1]!, BUGS[bug]!.fails));
+    // The headline names the cut characters (and what the client did right after them), and the rule is about reading UTF-8.
+    const cut = results[Object.keys(BUGS).indexOf('decodes-per-read') + 1]!.find((r) => r.id === 'long-lines-utf8')!;
+    expect(cut.message).toMatch(
+      /^(reset the connection at \d+ ms \((ECONNRESET|EPIPE)\), |closed the connection )\d+ ms after the server's \d+-byte line "\{"Chatnachricht".*", whose "ä" \(U\+00E4, 2 bytes\) came in two writes, cut at byte 1000 of the write, "€" \(U\+20AC, 3 bytes\) at byte 1024 and "🂡" \(U\+1F0A1, 4 bytes\) at byte 4096/u,
+    );
+    expect(cut.judgement?.rule).toMatch(/decode whole lines/);
   }, 120_000);
 });

@@ -317,6 +317,28 @@ describe('house bots', () => {
     }
   });
 
+  it('settles a game of house bots that has not started when the server stops, without an unhandled rejection', async () => {
+    t = await startServer({ seed: 'house-stop' });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    // The bots hear nothing, so they never join and the game never starts.
+    const spy = vi.spyOn(HouseBot.prototype, 'deliver').mockImplementation(() => undefined);
+    try {
+      const dropped = t.server.startGameWithBots(4); // nobody waits for this one
+      const awaited = t.server.startGameWithBots(4);
+      expect(t.server.snapshot().lobbies).toHaveLength(2);
+      void t.server.stop();
+      await expect(awaited).rejects.toThrow('the game of house bots did not start');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(unhandled).toEqual([]);
+      void dropped;
+    } finally {
+      spy.mockRestore();
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('fills the empty seats of a lobby with bots, on request or after botFillMs', async () => {
     t = await startServer({ botFillMs: 50, seed: 'fill' });
     const { c: human, id } = await hello(t.server.port);

@@ -179,7 +179,7 @@ describe('the Catan play gateway', () => {
 
     let deliberate = false;
     let decisions = 0;
-    // The person declines every offer the bots make (the bots wait for an answer from everyone).
+    // The person declines every offer the bots make (the bots wait for an answer from a person).
     const declined = new Set<number>();
     const offerToAnswer = (x: Browser): number | undefined =>
       x.settled?.view.trades.find((t) => t.player !== x.state!.me && !declined.has(t.id))?.id;
@@ -274,8 +274,9 @@ describe('the Catan play gateway', () => {
     b.send({ type: 'action', action: { type: 'roll' } });
     await b.until((x) => x.of('fehler').length === 2, 'the second Fehler');
     expect(b.of('fehler')[1]!.meldung).toBe('Aktion im aktuellen Status nicht erlaubt');
-    a.socket.close();
-    b.socket.close();
+    // Leaving gives the seat up at once (a closed WebSocket alone keeps it for a reload).
+    a.send({ type: 'leave' });
+    b.send({ type: 'leave' });
     await a.until((x) => x.closed !== null, 'closed');
     await b.until((x) => x.closed !== null, 'closed');
     await new Promise((r) => setTimeout(r, 100));

@@ -43,6 +43,7 @@ const BUGS: Record<string, { fails: string[]; passes: string[] }> = {
   'never-gives-up': { fails: ['silent-peer', 'move-timeout'], passes: ['stage5-then-move', 'abort-after-client-move'] },
   'moves-before-ready': { fails: ['first-move-before-ready'], passes: ['full-game-inviting', 'end-client-wins', 'largest-datagram'] },
   'stage5-ends-game': { fails: ['stage5-then-move'], passes: ['stage5-without-final-move', 'end-peer-wins', 'end-client-wins'] },
+  'repeats-after-stage5': { fails: ['stage5-without-final-move'], passes: ['stage5-then-move', 'end-peer-wins'] },
   'small-buffer': { fails: ['largest-datagram'], passes: ['dialects', 'full-game-inviting'] },
   'no-version-check': { fails: ['ignored-packets'], passes: ['dialects', 'full-game-inviting'] },
   'numbers-only': { fails: ['dialects'], passes: ['ignored-packets', 'full-game-inviting'] },
@@ -81,6 +82,8 @@ async function runAll(jobs: readonly Job[]): Promise<Map<string, ScenarioResult[
 }
 
 let all: Promise<Map<string, ScenarioResult[]>>;
+/** Scenarios for the peer that spells "version":"2" as a string: tolerated, so each passes with a warning. */
+const STRING_VERSION = ['full-game-inviting', 'full-game-invited', 'repeated-packets', 'end-client-wins'];
 
 beforeAll(() => {
   all = runAll([
@@ -88,6 +91,7 @@ beforeAll(() => {
     { name: 'cli', command: BOT, only: CLI_SAMPLE, timeoutScale: 2.5 },
     { name: 'fixture', command: FIXTURE, only: null },
     ...Object.entries(BUGS).map(([bug, { fails, passes }]) => ({ name: bug, command: [...FIXTURE, bug], only: [...fails, ...passes] })),
+    { name: 'string-version', command: [...FIXTURE, 'string-version'], only: STRING_VERSION },
   ]);
   // Keep an early rejection from counting as unhandled before a test awaits it.
   all.catch(() => undefined);
@@ -179,5 +183,10 @@ describe('check-client connect4', () => {
       expect(r).toHaveLength(fails.length + passes.length);
       expectFailsExactly(bug, r, fails);
     }
+    // Issue 32: a deviation the spec tells peers to tolerate is a warning; the scenario judges the rest.
+    const tolerated = results.get('string-version')!;
+    expect(explain(tolerated)).toBe('');
+    for (const r of tolerated) expect(r.warnings, r.id).toEqual(['sent "version" as "2", not as a JSON number (peers must accept it, but send the number 2)']);
+    for (const r of results.get('fixture')!) expect(r.warnings, r.id).toEqual([]);
   }, 240_000);
 });

@@ -4,6 +4,7 @@ import { DEFAULT_SETTINGS, type Settings } from '../../../src/config.js';
 import type { SpectatorEvent } from '../../../src/core/game-server.js';
 import { silentLogger } from '../../../src/core/log.js';
 import { RecordStore } from '../../../src/core/records.js';
+import { startBanner, type Running } from '../../../src/serve.js';
 import { Rng } from '../../../src/core/rng.js';
 import { chooseMove } from '../../../src/games/connect4/bots/index.js';
 import type { C4Engine } from '../../../src/games/connect4/engine.js';
@@ -140,6 +141,26 @@ describe('Connect Four hub', () => {
     expect(new Set(sparringLevels)).toEqual(new Set(['strong', 'easy']));
     expect(engine.asked.filter((a) => a.seed.includes(':house:')).every((a) => a.level === 'perfect')).toBe(true);
   }, 60_000);
+
+  it('reports where its house bot is bound, not the configured port 0, in info(), the lobby and the start banner', async () => {
+    const store = new RecordStore(':memory:');
+    cleanups.push(() => store.close());
+    const hub = startHub(store);
+    await hub.start();
+    const s = settings({ houseBots: 1 });
+    const parts = await connect4.startHouseBots!({ settings: s, log: silentLogger, store }, hub);
+    cleanups.push(async () => {
+      for (const p of parts) await p.stop();
+    });
+    const house = hub.snapshot().peers.find((p) => p.role === 'house');
+    const bound = Number(house?.address.split(':')[1]);
+    expect(bound).toBeGreaterThan(0);
+    expect(hub.info().port).toBe(bound);
+    expect(hub.snapshot().port).toBe(bound);
+    const banner = startBanner({ servers: [hub], webPort: null, webToken: null } as unknown as Running, s, false);
+    expect(banner).toContain(`udp 127.0.0.1:${bound}\n`);
+    expect(banner).not.toContain(':0\n');
+  });
 
   it('finds a record that does not replay', () => {
     const bad = {

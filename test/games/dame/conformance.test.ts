@@ -41,6 +41,12 @@ const BUGS: Record<string, { fails: string[]; passes: string[] }> = {
   },
   'slow-mover': { fails: ['move-time'], passes: ['chain-capture', 'gameover-while-thinking'] },
   'ignores-eof': { fails: ['server-closes'], passes: ['error-internal', 'error-no-free-player', 'gameover-after-okwait'] },
+  // Issue 32: an exit code of 0 does not hide a connection that ended with the server's lines unread.
+  'resets-on-gameover': { fails: ['gameover-instead-of-okthink', 'gameover-while-thinking', 'gameover-instead-of-moveok'], passes: ['gameover-after-moveok', 'gameover-after-okwait', 'full-game'] },
+  'quits-at-gameover': { fails: ['gameover-instead-of-okthink', 'gameover-while-thinking', 'gameover-instead-of-moveok'], passes: ['gameover-after-moveok', 'gameover-after-okwait', 'full-game'] },
+  // Issue 32: a client that dies on a line longer than its buffer hears what it died of, not a later symptom.
+  'line-buffer-255': { fails: ['long-lines'], passes: ['split-reads', 'coalesced-reads'] },
+  'line-buffer-300': { fails: ['long-lines'], passes: ['split-reads', 'slow-server'] },
 };
 
 describe('check-client dame', () => {
@@ -90,5 +96,14 @@ describe('check-client dame', () => {
     const results = await runAll(jobs);
     expect(explain(results[0]!)).toBe('');
     Object.keys(BUGS).forEach((bug, i) => expectFailsExactly(bug, results[i + 1]!, BUGS[bug]!.fails));
+    // The headline names the cause: the reset, or the close before + QUIT (not a later symptom).
+    const headlines = (bug: string): string[] => results[Object.keys(BUGS).indexOf(bug) + 1]!.filter((r) => r.status === 'fail').map((r) => r.message ?? '');
+    for (const m of headlines('resets-on-gameover')) expect(m).toMatch(/^reset the connection at \d+ ms \(ECONNRESET|EPIPE\)/);
+    for (const m of headlines('quits-at-gameover')) expect(m).toMatch(/^closed its connection after \+ GAMEOVER, before the server’s \+ QUIT/);
+    // The long line first, with what the server expected after it — never "expected THINKING" or a BOARD hint.
+    expect(headlines('line-buffer-255')).toEqual([
+      expect.stringMatching(/^reset the connection at \d+ ms \(ECONNRESET\), \d+ ms after the server's 1024-byte line "\+ x+…": .*; the server expected PLAYER after the game name$/),
+    ]);
+    expect(headlines('line-buffer-300')).toEqual([expect.stringMatching(/^closed the connection \d+ ms after the server's 1024-byte line "\+ x+…"( \(its process exited with code 1\))?; the server expected PLAYER after the game name$/)]);
   }, 150_000);
 });

@@ -86,7 +86,15 @@ describe('startHouseTables', () => {
     const plan = houseSchedule('lesson', 0, 1000);
     expect(played.slice(0, 6)).toEqual([0, 1, 2, 3, 4, 5].map(plan));
     expect(created.slice(0, 6)).toEqual(
-      [0, 1, 2, 3, 4, 5].map((r) => ({ name: plan(r).name, moveTimeMs: 1000, engineSeat: plan(r).engineSeat, engineTimeMs: plan(r).engineTimeMs })),
+      [0, 1, 2, 3, 4, 5].map((r) => ({
+        name: plan(r).name,
+        moveTimeMs: 1000,
+        engineSeat: plan(r).engineSeat,
+        engineTimeMs: plan(r).engineTimeMs,
+        // The seats named after who sits there (issue 33), and the plan in the record's meta.
+        seatNames: plan(r).engineSeat === 0 ? ['engine', plan(r).opponent] : [plan(r).opponent, 'engine'],
+        meta: { house: { table: 1, round: r, opponent: plan(r).opponent, engineTimeMs: plan(r).engineTimeMs } },
+      })),
     );
   });
 });

@@ -1,8 +1,13 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError, postJson } from '../api.js';
+import { formatName, gameName } from '../format.js';
+import { botDescription } from '../i18n/apiTexts.js';
+import { Marked } from './Marked.js';
+import { ProgramsNote } from './RegisterProgram.js';
 import { href } from '../router.js';
 import { usePolling } from '../usePolling.js';
+import { tournamentHints } from '../../../src/tournament/hints.js';
 import type { ProgramView, TournamentErrors, TournamentOptions } from '../../../src/web/tournament-api.js';
 
 interface EntrantRow {
@@ -37,7 +42,7 @@ const botRow = (bot: string, n: number): EntrantRow => ({
 
 /** The "New tournament" form: game, format, entrants (our bots or registered programs), settings. */
 export function NewTournament() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const options = usePolling<TournamentOptions>('/api/tournaments/options', null);
   const games = options.data?.games ?? [];
   const [game, setGame] = useState('');
@@ -68,7 +73,35 @@ export function NewTournament() {
   const shown = [...(FIELDS_BY_FORMAT[fmt] ?? []), ...ALWAYS];
   const setRow = (key: number, change: Partial<EntrantRow>) =>
     setRows(entrants.map((r) => (r.key === key ? { ...r, ...change } : r)));
-  const rowErrors = (i: number) => errors.filter((e) => e.path.startsWith(`entrants[${i}]`));
+  // Each error at its field (the API names the field's path, issue #33); the rest in the list below.
+  const isRow = (path: string, i: number) => path === `entrants[${i}]` || path.startsWith(`entrants[${i}].`);
+  const rowErrors = (i: number) => errors.filter((e) => isRow(e.path, i));
+  const fieldOf = (path: string): string => /^[A-Za-z]+/.exec(path)?.[0] ?? '';
+  const atField = (f: string) => errors.filter((e) => fieldOf(e.path) === f && !e.path.startsWith('entrants['));
+  const placed = new Set<string>(['name', 'game', 'format', ...shown]);
+  const unplaced = errors.filter(
+    (e) => !(placed.has(fieldOf(e.path)) && !e.path.startsWith('entrants[')) && !entrants.some((_, i) => isRow(e.path, i)),
+  );
+  // Hints that stop nothing, as the CLI gives them for a file (issue #33), while the fields are filled in.
+  const numberIn = (f: Field): number | undefined => {
+    const v = shown.includes(f) ? (fields[f] ?? '').trim() : '';
+    return v === '' || !Number.isFinite(Number(v)) ? undefined : Number(v);
+  };
+  const hints = tournamentHints({ game: chosen.game, rounds: numberIn('rounds'), gamesPerTable: numberIn('gamesPerTable') });
+  const fieldWarnings = (f: string) =>
+    hints
+      .filter((h) => h.key === f)
+      .map((h) => (
+        <span key={h.code} className="warning small field-warning" role="note" data-testid={`field-warning-${f}`}>
+          {t(`tournaments.hint.${h.code}`, h.values)}
+        </span>
+      ));
+  const fieldErrors = (f: string) =>
+    atField(f).map((e) => (
+      <span key={e.line} className="error small field-error" data-testid={`field-error-${f}`}>
+        {e.message}
+      </span>
+    ));
 
   const submit = async () => {
     const local: TournamentErrors['errors'] = [];
@@ -137,6 +170,7 @@ export function NewTournament() {
             data-testid="tournament-name"
             onChange={(e) => setName(e.target.value)}
           />
+          {fieldErrors('name')}
         </label>
         <label>
           {t('tournaments.game')}
@@ -153,20 +187,22 @@ export function NewTournament() {
           >
             {games.map((g) => (
               <option key={g.game} value={g.game}>
-                {g.game}
+                {gameName(g.game, t)}
               </option>
             ))}
           </select>
+          {fieldErrors('game')}
         </label>
         <label>
           {t('tournaments.format')}
           <select value={fmt} data-testid="tournament-format" onChange={(e) => setFormat(e.target.value)}>
             {chosen.formats.map((f) => (
               <option key={f} value={f}>
-                {f}
+                {formatName(f, t)}
               </option>
             ))}
           </select>
+          {fieldErrors('format')}
         </label>
         {shown.map((f) => (
           <label key={f}>
@@ -178,6 +214,8 @@ export function NewTournament() {
               data-testid={`tournament-${f}`}
               onChange={(e) => setFields({ ...fields, [f]: e.target.value })}
             />
+            {fieldErrors(f)}
+            {fieldWarnings(f)}
           </label>
         ))}
       </div>
@@ -213,7 +251,7 @@ export function NewTournament() {
                     onChange={(e) => setRow(r.key, { bot: e.target.value })}
                   >
                     {chosen.bots.map((b) => (
-                      <option key={b.name} value={b.name} title={b.description}>
+                      <option key={b.name} value={b.name} title={botDescription(i18n.language, chosen.game, b).text.replaceAll('`', '')}>
                         {b.name}
                       </option>
                     ))}
@@ -253,7 +291,7 @@ export function NewTournament() {
               </button>
             </div>
             {r.kind === 'bot' && (
-              <p className="muted small">{chosen.bots.find((b) => b.name === r.bot)?.description}</p>
+              <BotDescription game={chosen.game} bot={chosen.bots.find((b) => b.name === r.bot)} />
             )}
             {rowErrors(i).map((e) => (
               <p key={e.line} className="error small" data-testid="entrant-error">
@@ -263,6 +301,7 @@ export function NewTournament() {
           </li>
         ))}
       </ol>
+      <ProgramsNote game={chosen.game} count={(programs.data ?? []).length} onRegistered={programs.reload} />
       <div className="form-actions">
         <button
           type="button"
@@ -276,8 +315,13 @@ export function NewTournament() {
         </button>
       </div>
       {errors.length > 0 && (
-        <ul className="error-lines" role="alert" data-testid="tournament-errors">
-          {errors.map((e) => (
+        <p className="error" role="alert" data-testid="tournament-error-count">
+          {t('tournaments.errorCount', { count: errors.length })}
+        </p>
+      )}
+      {unplaced.length > 0 && (
+        <ul className="error-lines" data-testid="tournament-errors">
+          {unplaced.map((e) => (
             <li key={e.line}>
               <code>{e.line}</code>
             </li>
@@ -290,5 +334,17 @@ export function NewTournament() {
         </p>
       )}
     </form>
+  );
+}
+
+/** What the chosen bot does, in the reader's language (German texts are the dashboard's own). */
+function BotDescription({ game, bot }: { game: string; bot: { name: string; description: string } | undefined }) {
+  const { i18n } = useTranslation();
+  if (bot === undefined) return null;
+  const d = botDescription(i18n.language, game, bot);
+  return (
+    <p className="muted small" data-testid="entrant-bot-description">
+      <Marked text={d.text} marked={d.marked} />
+    </p>
   );
 }

@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import type { TournamentHistory } from '../../../src/web/tournament-api.js';
+import { ChartGrid, valueRange } from './ChartGrid.js';
 
 const WIDTH = 640;
 const HEIGHT = 240;
@@ -26,29 +27,15 @@ export function RatingChart({ history }: { history: TournamentHistory }) {
   const { t } = useTranslation();
   const { points, entrants } = history;
   if (points.length === 0) return <p className="muted">{t('tournaments.noHistory')}</p>;
-  const values = points.flatMap((p) => Object.values(p.ratings)).filter(Number.isFinite);
-  let low = Math.min(...values);
-  let high = Math.max(...values);
-  if (!(high > low)) {
-    low -= 1;
-    high += 1;
-  }
+  const [low, high] = valueRange(points.flatMap((p) => Object.values(p.ratings)).filter(Number.isFinite), 1);
   const lastDone = points[points.length - 1]?.done ?? 1;
   const x = (done: number) =>
     PAD.left + (points.length === 1 ? 0.5 : done / lastDone) * (WIDTH - PAD.left - PAD.right);
   const y = (rating: number) => PAD.top + ((high - rating) / (high - low)) * (HEIGHT - PAD.top - PAD.bottom);
-  const ticks = [low, (low + high) / 2, high];
   return (
     <figure className="rating-chart" data-testid="rating-chart">
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={t('tournaments.chartLabel')}>
-        {ticks.map((v) => (
-          <g key={v}>
-            <line x1={PAD.left} x2={WIDTH - PAD.right} y1={y(v)} y2={y(v)} className="chart-grid" />
-            <text x={PAD.left - 4} y={y(v) + 4} textAnchor="end" className="chart-label">
-              {Math.round(v)}
-            </text>
-          </g>
-        ))}
+        <ChartGrid low={low} high={high} left={PAD.left} right={WIDTH - PAD.right} y={y} />
         <text x={WIDTH - PAD.right} y={HEIGHT - 4} textAnchor="end" className="chart-label">
           {t('tournaments.chartMatches', { count: lastDone })}
         </text>

@@ -4,8 +4,14 @@ import type { Standings, StandingsRow } from '../../../src/web/tournament-api.js
 
 const rating = (x: number) => (Number.isFinite(x) ? String(Math.round(x)) : '–');
 
-/** rank, name, rating with its 95 % interval, Elo, games, W/D/L or placings, points, crashes, timeouts. */
-export function StandingsTable({ id, standings }: { id: string; standings: Standings }) {
+/** Games whose points column has a meaning to say (docs/tournaments.md "Standings columns"). */
+const POINTS_MEANING = new Set(['dame', 'connect4', 'ostseeschach', 'catan', 'mia']);
+
+/**
+ * rank, name, rating with its 95 % interval, Elo, games, W/D/L or placings, points, crashes,
+ * timeouts; the points header says what points are in `game`.
+ */
+export function StandingsTable({ id, standings, game }: { id: string; standings: Standings; game?: string }) {
   const { t } = useTranslation();
   const multi = standings.method === 'openskill';
   const places = Math.max(0, ...standings.rows.map((r) => r.placings.length));
@@ -31,7 +37,13 @@ export function StandingsTable({ id, standings }: { id: string; standings: Stand
             ) : (
               <th className="num">{t('tournaments.wdl')}</th>
             )}
-            <th className="num">{t('tournaments.points')}</th>
+            <th
+              className="num"
+              data-testid="standings-points"
+              {...(game !== undefined && POINTS_MEANING.has(game) ? { title: t(`tournaments.pointsMeaning.${game}`) } : {})}
+            >
+              {t('tournaments.points')}
+            </th>
             <th className="num">{t('tournaments.crashes')}</th>
             <th className="num">{t('tournaments.timeouts')}</th>
           </tr>

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import type { ConnectionState } from '../useSpectator.js';
 
-const STATUSES = new Set(['starting', 'running', 'stopped', 'failed', 'finished', 'aborted']);
+const STATUSES = new Set(['starting', 'running', 'stopped', 'failed', 'finished', 'aborted', 'superseded']);
 
 /** A server's or a match's status; one the dashboard does not know is shown as it came. */
 export function StatusBadge({ status, testId }: { status: string; testId?: string }) {

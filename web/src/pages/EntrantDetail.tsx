@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { formatTime } from '../format.js';
+import { reasonText } from '../matchResult.js';
 import { href } from '../router.js';
 import { usePolling } from '../usePolling.js';
 import type { EntrantMatch, EntrantView } from '../../../src/web/tournament-api.js';
@@ -87,7 +88,7 @@ export function EntrantDetail({ id, name }: { id: string; name: string }) {
               {m.result?.crashed === true ? t('tournaments.crashed') : t('tournaments.timedOut')}
             </h3>
             {m.result?.note !== undefined && <p data-testid="trouble-note">{m.result.note}</p>}
-            {m.reason !== null && <p className="muted">{m.reason}</p>}
+            {m.reason !== null && <p className="muted">{reasonText(m.reason, t)}</p>}
             <Output match={m} open />
           </article>
         ))}

@@ -5,11 +5,15 @@ import { ResultLine } from '../components/MatchResult.js';
 import { Pager } from '../components/Pager.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { WireText } from '../components/WireText.js';
-import { formatDuration, formatOffset, formatTime } from '../format.js';
+import { formatDuration, formatOffset, formatTime, gameName } from '../format.js';
 import { query } from '../api.js';
+import { RecordBoard } from '../games/RecordBoard.js';
 import { href } from '../router.js';
 import type { MatchSummary as Detail, SeatRecord, WirePage } from '../types.js';
 import { usePolling } from '../usePolling.js';
+
+/** Seat kinds the games record (others are shown as recorded). */
+const SEAT_KINDS = new Set(['player', 'bot', 'human', 'client', 'engine', 'program', 'peer']);
 
 /** Rows shown at a time: a long record (a Catan game: tens of thousands of wire lines) stays a small page. */
 const EVENTS_PAGE = 100;
@@ -44,17 +48,20 @@ export function MatchDetail({ id }: { id: string }) {
       {match.loading && <p className="muted">{t('common.loading')}</p>}
       {match.error !== null && (
         <p className="error" role="alert">
-          {match.error}
+          {/* The server's 404 says it in English: in the reader's language here. */}
+          {match.error === `no match with id ${id}` ? t('apiError.noMatch', { id }) : match.error}
         </p>
       )}
       {m && (
         <>
+          {/* The game's board first: a tournament's "replay" link leads here (issue 33). */}
+          <RecordBoard match={m} />
           <div className="columns">
             <div className="panel">
               <h2>{t('match.title')}</h2>
               <dl className="facts">
                 <dt>{t('matches.game')}</dt>
-                <dd>{m.game}</dd>
+                <dd>{gameName(m.game, t)}</dd>
                 <dt>{t('matches.started')}</dt>
                 <dd>{formatTime(m.startedAt)}</dd>
                 <dt>{t('matches.duration')}</dt>
@@ -63,11 +70,23 @@ export function MatchDetail({ id }: { id: string }) {
                 <dd>
                   <code>{m.seed ?? '–'}</code>
                 </dd>
+                {typeof (m.meta as { gameName?: unknown } | null)?.gameName === 'string' && (
+                  <>
+                    <dt>{t('match.name')}</dt>
+                    <dd data-testid="match-game-name">{(m.meta as { gameName: string }).gameName}</dd>
+                  </>
+                )}
                 {m.meta !== null && (
                   <>
                     <dt>{t('match.meta')}</dt>
                     <dd>
-                      <CompactJson value={m.meta} max={200} />
+                      {/* Whole on demand: a cut-off line hides what a tutor looks for. */}
+                      <details data-testid="match-meta">
+                        <summary>
+                          <CompactJson value={m.meta} max={120} />
+                        </summary>
+                        <PrettyJson value={m.meta} />
+                      </details>
                     </dd>
                   </>
                 )}
@@ -110,7 +129,7 @@ function Seats({ seats }: { seats: SeatRecord[] }) {
           <tr key={s.seat} data-testid="seat-row">
             <td className="num">{s.seat}</td>
             <td>{s.name}</td>
-            <td>{s.kind}</td>
+            <td>{SEAT_KINDS.has(s.kind) ? t(`seatKind.${s.kind}`) : <code>{s.kind}</code>}</td>
             <td>
               <code>{s.address ?? '–'}</code>
             </td>

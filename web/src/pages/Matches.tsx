@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { getPage, query } from '../api.js';
 import { OutcomeText, ScoreText } from '../components/MatchResult.js';
 import { StatusBadge } from '../components/StatusBadge.js';
-import { formatDuration, formatTime } from '../format.js';
+import { formatDuration, formatTime, gameName } from '../format.js';
 import { summarizeResult } from '../matchResult.js';
 import { href, type MatchFilters } from '../router.js';
 import type { HourGroup, MatchRecord, ServerInfo } from '../types.js';
@@ -99,7 +99,7 @@ export function Matches({ filters }: { filters: MatchFilters }) {
             <option value="">{t('matches.allGames')}</option>
             {gameNames.map((g) => (
               <option key={g} value={g}>
-                {g}
+                {gameName(g, t)}
               </option>
             ))}
           </select>
@@ -113,6 +113,7 @@ export function Matches({ filters }: { filters: MatchFilters }) {
           >
             <option value="finished">{t('status.finished')}</option>
             <option value="aborted">{t('status.aborted')}</option>
+            <option value="superseded">{t('status.superseded')}</option>
             <option value="running">{t('status.running')}</option>
             <option value="any">{t('matches.anyStatus')}</option>
           </select>
@@ -148,7 +149,7 @@ export function Matches({ filters }: { filters: MatchFilters }) {
         {filters.game === '' && (
           <h2>
             {t('matches.otherGames')}{' '}
-            <span className="muted">{t('matches.groupedNote', { game: GROUPED })}</span>
+            <span className="muted">{t('matches.groupedNote', { game: gameName(GROUPED, t) })}</span>
           </h2>
         )}
         <div className="table-scroll">
@@ -176,7 +177,7 @@ export function Matches({ filters }: { filters: MatchFilters }) {
                         <code>{m.id}</code>
                       </a>
                     </td>
-                    <td>{m.game}</td>
+                    <td>{gameName(m.game, t)}</td>
                     <td>{formatTime(m.startedAt)}</td>
                     <td className="num">
                       {formatDuration(m.endedAt === null ? null : m.endedAt - m.startedAt)}
@@ -184,7 +185,14 @@ export function Matches({ filters }: { filters: MatchFilters }) {
                     <td>
                       <StatusBadge status={m.status} />
                     </td>
-                    <td>{m.seats.map((s) => s.name).join(', ') || '–'}</td>
+                    <td data-testid="match-players">
+                      {m.seats.map((s) => s.name).join(', ') || '–'}
+                      {typeof (m.meta as { gameName?: unknown } | null)?.gameName === 'string' && (
+                        <div className="muted" data-testid="match-game-name">
+                          {(m.meta as { gameName: string }).gameName}
+                        </div>
+                      )}
+                    </td>
                     <td data-testid="match-outcome">
                       <OutcomeText summary={summary} match={m} />
                     </td>
@@ -239,7 +247,7 @@ function HourGroups({ filters }: { filters: MatchFilters }) {
   if (filters.game === '' && rows.length === 0) return null;
   return (
     <div className="panel" data-testid="match-hours">
-      <h2>{t('matches.perHour', { game: GROUPED })}</h2>
+      <h2>{t('matches.perHour', { game: gameName(GROUPED, t) })}</h2>
       {hours.error !== null && <p className="error">{hours.error}</p>}
       {rows.length === 0 && !hours.loading && <p className="muted">{t('matches.noRounds')}</p>}
       <div className="table-scroll">

@@ -1,5 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { StatusBadge } from '../components/StatusBadge.js';
+import { isKnownGame } from '../format.js';
+import type { Translate } from '../matchResult.js';
 import { livePages } from '../games/index.js';
 import { href } from '../router.js';
 import type { ServerInfo } from '../types.js';
@@ -30,13 +32,22 @@ export function Overview() {
   );
 }
 
+/** The protocol line of a game the dashboard knows, in the reader's language; the server's own otherwise. */
+function protocolLine(info: ServerInfo, t: Translate): string {
+  if (!isKnownGame(info.game)) return info.protocol;
+  // Dame's line names the server's mode: `MNM Gameserver (auto)`.
+  const mode = /\(([^)]*)\)$/.exec(info.protocol)?.[1] ?? '';
+  return t(`protocolLine.${info.game}`, { mode });
+}
+
 function ServerCard({ info }: { info: ServerInfo }) {
   const { t } = useTranslation();
   const live = livePages.get(info.game);
+  const known = isKnownGame(info.game);
   return (
     <article className={`card card-${info.status}`} data-testid={`server-card-${info.game}`}>
       <header className="card-header">
-        <h2>{info.title}</h2>
+        <h2>{known ? t(`gameTitle.${info.game}`) : info.title}</h2>
         <StatusBadge status={info.status} testId="server-status" />
       </header>
       <dl className="facts">
@@ -45,7 +56,7 @@ function ServerCard({ info }: { info: ServerInfo }) {
           <code>{info.game}</code>
         </dd>
         <dt>{t('overview.protocol')}</dt>
-        <dd>{info.protocol}</dd>
+        <dd>{protocolLine(info, t)}</dd>
         <dt>{t('overview.transport')}</dt>
         <dd>{info.transport.toUpperCase()}</dd>
         <dt>{t('overview.address')}</dt>

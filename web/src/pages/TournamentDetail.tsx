@@ -6,7 +6,8 @@ import { ProgressBar } from '../components/ProgressBar.js';
 import { RatingChart } from '../components/RatingChart.js';
 import { HeadToHead, StandingsTable } from '../components/Standings.js';
 import { StatusBadge } from '../components/StatusBadge.js';
-import { formatDuration, formatTime } from '../format.js';
+import { formatDuration, formatName, formatTime, gameName } from '../format.js';
+import { reasonText } from '../matchResult.js';
 import { href } from '../router.js';
 import { usePolling } from '../usePolling.js';
 import type {
@@ -78,7 +79,7 @@ export function TournamentDetail({ id }: { id: string }) {
         <h1 data-testid="tournament-title">{tournament.name}</h1>
         <StatusBadge status={tournament.status} testId="tournament-status" />
         <span className="muted">
-          {tournament.game} · {tournament.format} · <code>{tournament.id}</code>
+          {gameName(tournament.game, t)} · {formatName(tournament.format, t)} · <code>{tournament.id}</code>
         </span>
       </header>
       <p>
@@ -138,7 +139,7 @@ export function TournamentDetail({ id }: { id: string }) {
       </div>
       <div className="panel">
         <h2>{t('tournaments.standings')}</h2>
-        <StandingsTable id={tournament.id} standings={tournament.standings} />
+        <StandingsTable id={tournament.id} standings={tournament.standings} game={tournament.game} />
         <p className="muted small">
           {t(
             tournament.standings.method === 'openskill'
@@ -202,7 +203,7 @@ export function TournamentDetail({ id }: { id: string }) {
                   <td>
                     {m.result ? <SeatsResult seats={m.result.seats} /> : m.bye ? t('tournaments.bye') : '–'}
                   </td>
-                  <td className="muted">{m.result?.reason ?? ''}</td>
+                  <td className="muted">{m.result?.reason === undefined ? '' : reasonText(m.result.reason, t)}</td>
                   <td>
                     {m.records.map((r, i) => (
                       <span key={r}>

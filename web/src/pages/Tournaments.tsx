@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { NewTournament } from '../components/NewTournament.js';
 import { ProgressBar } from '../components/ProgressBar.js';
 import { StatusBadge } from '../components/StatusBadge.js';
-import { formatTime } from '../format.js';
+import { formatName, formatTime, gameName } from '../format.js';
 import { href } from '../router.js';
 import type { TournamentSummary } from '../../../src/web/tournament-api.js';
 
@@ -89,8 +89,8 @@ export function Tournaments({ offset }: { offset: number }) {
                   <td>
                     <a href={href.tournament(x.id)}>{x.name}</a>
                   </td>
-                  <td>{x.game}</td>
-                  <td>{x.format}</td>
+                  <td>{gameName(x.game, t)}</td>
+                  <td>{formatName(x.format, t)}</td>
                   <td>
                     <StatusBadge status={x.status} />
                   </td>

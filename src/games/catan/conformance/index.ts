@@ -130,6 +130,14 @@ export const CATAN_SCENARIOS: readonly CatanScenario[] = [
     hint: 'Read lines of any length (no fixed 1 or 2 KB buffer) and decode JSON escapes such as \\u0001.',
   },
   {
+    id: 'long-lines-utf8',
+    title: 'two chats whose ä, € and 🂡 lie across bytes 1000, 1024 and 4096 of a write, cut there into four writes',
+    session: { utf8Chats: true, clientActions: SHORT },
+    rule: 'A line is UTF-8 bytes: a multi-byte character may come in two reads, so decode whole lines, not single reads',
+    section: 'spec §2.1 (UTF-8, reading), §2.5 (Chatnachricht), D13',
+    hint: 'Collect bytes up to the newline and decode the whole line (or use a streaming decoder: setEncoding("utf8"), InputStreamReader); never decode each read on its own.',
+  },
+  {
     id: 'time-limit',
     title: 'a decision time of 1000 ms (D10): every action within it',
     session: { decisionMs: 1000, clientActions: SHORT },

@@ -10,7 +10,8 @@ import type { BotSeat } from '../house-bot.js';
 import { Hall } from '../lobby.js';
 import type { Match, Peer } from '../match.js';
 import { TEXT } from '../messages.js';
-import { MELDUNG_SERVER, Outgoing, parseClient, type ClientMessage, type ServerMessage } from '../protocol.js';
+import { MELDUNG_SERVER, Outgoing, formatServer, parseClient, type ClientMessage, type ServerMessage } from '../protocol.js';
+import { USUAL_READ_SIZES, textAcross } from '../../../core/utf8-cuts.js';
 import { apply, type ActionType, type State, type Status } from '../rules/index.js';
 import type { Session } from '../session.js';
 
@@ -38,6 +39,31 @@ const THINKING_CUT_MS = 150;
 const IDLE_MS = DECISION_MS + 5000;
 /** The same in the handshake and the lobby, where our server has no decision time (it would wait). */
 const LOBBY_IDLE_MS = 5000;
+/** Coalesced writes: the lines of several steps gathered this long before one write. */
+const COALESCE_MS = 40;
+
+/** Between the pieces of the write that `utf8Chats` cuts. */
+export const UTF8_GAP_MS = 100;
+
+/** Every time window and tolerance of the Catan scenarios (docs/check-client/catan.md "Timers and tolerances"). */
+export const CATAN_TIMERS = { DECISION_MS, EXIT_MS, MAX_SAME_REFUSALS, MAX_REFUSALS, POLL_MS, THINKING_CUT_MS, IDLE_MS, LOBBY_IDLE_MS, COALESCE_MS, UTF8_GAP_MS } as const;
+
+/** A JSON-escaped control character: 1 character of a chat, 6 bytes on the wire. */
+const ESCAPED = { text: '\u0001', bytes: 6 };
+
+/**
+ * The two chats of `utf8Chats` from `sender`: the first (about 2.4 KB on the wire) with ä across
+ * byte 1000 and € across byte 1024 of the write it begins, the second with 🂡 across byte 4096;
+ * each under the 500 characters our server relays (D13).
+ */
+export function utf8ChatTexts(sender: number): [string, string] {
+  const lineOf = (text: string): string => formatServer({ type: 'chat', sender, text });
+  const start = Buffer.from(lineOf('\u0000MARK')).indexOf('\\u0000MARK');
+  const [a, b, c] = USUAL_READ_SIZES;
+  const first = textAcross(start, start + 2400, { offsets: [a, b], fillers: [ESCAPED] });
+  const second = Buffer.byteLength(lineOf(first)) + 1 + start;
+  return [first, textAcross(second, c + 200, { offsets: [c], fillers: [ESCAPED] })];
+}
 
 /** What the client owes, by its own status (spec §2.4). */
 const ACTING: ReadonlySet<Status> = new Set<Status>(['Dorf bauen', 'Strasse bauen', 'Wuerfeln', 'Karten wegen Raeuber abgeben', 'Raeuber versetzen', 'Handeln oder Bauen']);
@@ -80,6 +106,12 @@ export interface CatanSession {
   clientActions?: number;
   /** After the game started, an opponent sends this chat. */
   chat?: string;
+  /**
+   * After the game started, an opponent sends two chats whose multi-byte characters (ä, €, 🂡) lie
+   * across bytes 1000, 1024 and 4096 of the write that begins with them, and that write is cut
+   * there: a client that decodes each read on its own gets each of them in two halves.
+   */
+  utf8Chats?: boolean;
   /** In this many of their turns (the first ones), opponents offer a trade (`Handel anbieten`); each waits up to 1 s for the others' answers. */
   offers?: number;
   cut?: { at: CutPoint; nth?: number; then: CutEnd };
@@ -283,6 +315,8 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
     const counts = new Map<Refusable, number>();
     let pendingCut: { then: CutEnd; delayMs: number } | null = null;
     let chatted = false;
+    /** The first utf8 chat line: its write begins a write of its own, cut at the usual read sizes. */
+    let utf8Line: string | null = null;
     let offeredIn = -1;
     let offersMade = 0;
     let lastActivity = Date.now();
@@ -333,6 +367,13 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
     };
 
     const write = async (lines: string[]): Promise<void> => {
+      const at = utf8Line === null ? -1 : lines.indexOf(utf8Line);
+      if (at >= 0) {
+        utf8Line = null;
+        if (at > 0) await write(lines.slice(0, at));
+        // 100 ms apart, so that even a busy client reads each piece on its own.
+        return wire.send(lines.slice(at), { splitAt: USUAL_READ_SIZES, gapMs: UTF8_GAP_MS });
+      }
       if (writes === 'slow') {
         for (const line of lines) {
           await wire.delay(o.slowLineMs ?? 20);
@@ -347,7 +388,7 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
 
     /** Writes what the client has to read; true once the game or the connection is over. */
     const flush = async (): Promise<boolean> => {
-      if (writes === 'coalesced' && peer.queue.length > 0 && !peer.ended) await wire.delay(40);
+      if (writes === 'coalesced' && peer.queue.length > 0 && !peer.ended) await wire.delay(COALESCE_MS);
       while (peer.queue.length > 0 || (pendingCut !== null && !peer.ended)) {
         scan();
         if (pendingCut !== null && pendingCut.delayMs === 0) {
@@ -403,6 +444,15 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
         chatted = true;
         const other = opponentId();
         if (other !== null) match.receive(other, { type: 'chat', text: o.chat });
+      }
+      if (o.utf8Chats === true && !chatted) {
+        chatted = true;
+        const other = opponentId();
+        if (other !== null) {
+          const texts = utf8ChatTexts(other);
+          utf8Line = formatServer({ type: 'chat', sender: other, text: texts[0] });
+          for (const text of texts) match.receive(other, { type: 'chat', text });
+        }
       }
       const active = s.players[s.turn]!;
       if (offersMade < (o.offers ?? 0) && active.id !== live.me && active.status === 'Handeln oder Bauen' && offeredIn !== s.turnNumber) {

@@ -1,5 +1,6 @@
 import { createSocket, type Socket } from 'node:dgram';
 import type { Judgement, ScriptedWire } from '../../../core/conformance.js';
+import { bindSocketInRange, defaultPortRange } from '../../../core/ports.js';
 import { Rng } from '../../../core/rng.js';
 import { MAX_DATAGRAM_BYTES, formatMessage, parseDatagram, type OutgoingMessage, type PeerMessage } from '../protocol.js';
 import { apply, initialState, legalMoves, status, toNotation, type C4State, type Player } from '../rules.js';
@@ -102,6 +103,9 @@ const ABORT_WATCH_MS = 4500;
 const CROSSING_MS = 1000;
 const QUIET_MS = 400;
 
+/** Every time window and tolerance of the 4 Gewinnt scenarios (docs/check-client/connect4.md "Timers and tolerances"). */
+export const CONNECT4_TIMERS = { RESEND_MS, SLACK_MS, SILENCE_MS, MOVE_TIMEOUT_MS, FINAL_MOVE_WAIT_MS, END_REPEATS, START_MS, INVITE_MS, ANSWER_MS, END_WATCH_MS, ABORT_WATCH_MS, CROSSING_MS, QUIET_MS } as const;
+
 interface Datagram {
   raw: string;
   m: PeerMessage;
@@ -121,7 +125,7 @@ export function runC4Session(o: C4Session): (wire: ScriptedWire) => Promise<void
           const s = createSocket('udp4');
           s.on('message', (msg) => thirdGot.push(msg.toString('utf8')));
           s.on('error', () => undefined);
-          await new Promise<void>((resolve) => s.bind(0, '127.0.0.1', () => resolve()));
+          await bindSocketInRange(s, '127.0.0.1', defaultPortRange());
           third = s;
         }
         const s = third;
@@ -228,9 +232,13 @@ async function play(o: C4Session, wire: ScriptedWire, thirdParty: () => Promise<
     } catch {
       // parseDatagram accepted it, so it parses
     }
-    for (const key of ['version', 'stage', 'turn', 'column'])
-      if (obj !== null && typeof obj === 'object' && key in obj && typeof (obj as Record<string, unknown>)[key] !== 'number')
-        wire.fail(`sent "${key}" as ${JSON.stringify((obj as Record<string, unknown>)[key])}, not as a JSON number: "${raw}"`, J.format);
+    for (const key of ['version', 'stage', 'turn', 'column']) {
+      if (obj === null || typeof obj !== 'object' || !(key in obj) || typeof (obj as Record<string, unknown>)[key] === 'number') continue;
+      const text = `sent "${key}" as ${JSON.stringify((obj as Record<string, unknown>)[key])}, not as a JSON number`;
+      // The spec obliges every peer to accept "version":"2" (peer B sends it): a warning, not a stop.
+      if (key === 'version' && (obj as Record<string, unknown>)[key] === '2') wire.warn(`${text} (peers must accept it, but send the number 2)`);
+      else wire.fail(`${text}: "${raw}"`, J.format);
+    }
     return { raw, m: p.value, at: wire.now() };
   };
   const position = (): string => (state.moves.length === 0 ? 'the empty board' : `position ${toNotation(state)}`);
@@ -601,7 +609,9 @@ async function play(o: C4Session, wire: ScriptedWire, thirdParty: () => Promise<
     wire.note('stage 5 in place of our move, and no move ever: the client waits 10 s, then ends the game without a result and without 99');
     await out([{ kind: 'game-over' }]);
     const since = wire.now();
-    await pump(FINAL_MOVE_WAIT_MS + ANSWER_MS + 1000, (d) => {
+    // Watched one resend interval past the limit: a client that repeats every 2 s until its own
+    // 30 s move timer shows itself at least once there.
+    await pump(FINAL_MOVE_WAIT_MS + ANSWER_MS + RESEND_MS + 1000, (d) => {
       const m = d.m;
       if (m.kind === 'abort') return wire.fail('sent 99 after a stage 5 without the final move: the game ends without 99 (§3.6)', J.noFinalMove);
       if (m.kind === 'game-over' || m.kind === 'announce' || m.kind === 'invitation' || m.kind === 'acceptance') return false;

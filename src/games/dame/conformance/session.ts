@@ -24,6 +24,8 @@ import { applyPacked, findMove, forfeit, initialState, opponent, sideOf, type Da
 export const GAME_ID = 'conformance01';
 /** The 50 ms our server leaves between two groups with no client line between them (spec §2.6). */
 export const GROUP_GAP_MS = 50;
+/** Between a GAMEOVER block and its + QUIT, which the scripted server writes on its own. */
+export const QUIT_GAP_MS = 200;
 const PROLOG_LINE_MS = 10_000;
 const OKWAIT_MS = 3000;
 const GRACE_MS = 200;
@@ -34,6 +36,9 @@ export const EXIT_MS = 2000;
  * scheduled to read it yet. (The "thinks without reading" bug answers 100 ms late.)
  */
 const CROSS_GRACE_MS = 40;
+
+/** Every time window of the Dame scenarios (docs/check-client/dame.md "Timers and tolerances"; test/conformance/timers-doc.test.ts). */
+export const DAME_TIMERS = { GROUP_GAP_MS, QUIT_GAP_MS, PROLOG_LINE_MS, OKWAIT_MS, GRACE_MS, EXIT_MS, CROSS_GRACE_MS, MOTD_AUTO_MS: 300, V2_VERSION_MS: 2000, MOVE_MS: 3000, WAIT_IDLE_MS: 100 } as const;
 
 /** Where an error line, the end of the game or a closed connection interrupts the script. */
 export type CutPoint =
@@ -192,7 +197,26 @@ export function runDameSession(o: DameSession): (wire: ScriptedWire) => Promise<
     const gameOver = async (s: DameState, why: string, gap: boolean): Promise<void> => {
       wire.note(`the game ends: ${why}`);
       if (!gap) groupPending = false;
-      await emit({ type: 'gameOver', board: boardOf(s), winners: winners(s) });
+      const block: ServerGroup = { type: 'gameOver', board: boardOf(s), winners: winners(s) };
+      if (writes === 'coalesced') await emit(block);
+      else {
+        // The block's last line, + QUIT, comes in a write of its own a moment later (a server may
+        // split its writes anywhere): a client that stops reading at + GAMEOVER has closed by then,
+        // and its system answers + QUIT with a reset — the runner's verdict.
+        const lines = formatGroup(block);
+        if (groupPending) await wire.delay(GROUP_GAP_MS);
+        await write(lines.slice(0, -1));
+        // A line that crossed + GAMEOVER is no fault; one sent after it had arrived is.
+        await wire.takeCrossedWithin(CROSS_GRACE_MS);
+        await wire.expectSilence(QUIT_GAP_MS, 'after + GAMEOVER', J.end);
+        if (wire.ended())
+          wire.fail('closed its connection after + GAMEOVER, before the server’s + QUIT: it stopped reading with the rest of the block unread', {
+            ...J.end,
+            hint: 'Read on after + GAMEOVER until + QUIT (the server may send the block in several writes); an exit code of 0 does not make up for lines left unread.',
+          });
+        await write(lines.slice(-1));
+        groupPending = true;
+      }
       await flush();
       await wire.halfClose();
       await wire.takeCrossedWithin(CROSS_GRACE_MS);
@@ -247,14 +271,14 @@ export function runDameSession(o: DameSession): (wire: ScriptedWire) => Promise<
       } else {
         groupPending = false;
         version = early;
-        if (!/^VERSION\b/.test(version)) wire.fail(`expected VERSION after the greeting, got "${version}"`, J.prolog);
+        if (!/^VERSION\b/.test(version)) wire.fail(`sent "${version}" where the server expected VERSION after the greeting`, J.prolog);
       }
     }
     if (!VERSION_LINE.test(version)) wire.fail(`sent "${version}"`, J.version);
     if (await cutHere('VERSION', false)) return;
     await emit(groupOf('versionAccepted'));
     const id = await expect(/^ID\b/, PROLOG_LINE_MS, 'ID after the version answer', J.prolog);
-    if (id !== `ID ${GAME_ID}`) wire.fail(`sent "${id}", expected "ID ${GAME_ID}"`, J.id);
+    if (id !== `ID ${GAME_ID}`) wire.fail(`sent "${id}" where the server expected "ID ${GAME_ID}"`, J.id);
     if (await cutHere('ID', false)) return;
     await emit({ type: 'playing', gameName: o.gameName ?? 'Game from 2024-01-15 10:00' });
     const player = await expect(/^PLAYER\b/, PROLOG_LINE_MS, 'PLAYER after the game name', J.prolog);

@@ -31,8 +31,8 @@ export const expectedAnswer = (q: Question): string =>
   q.kind === 'JOIN' ? `JOIN;${q.token}` : q.kind === 'TURN' ? `ROLL;${q.token} or SEE;${q.token}` : `ANNOUNCE;<dice>;${q.token}`;
 
 /** Our server's flood control for a registered client (docs/mia.md decision 9): burst 400, then 200 a second. */
-const FLOOD_BURST = 400;
-const FLOOD_PER_SECOND = 200;
+export const FLOOD_BURST = 400;
+export const FLOOD_PER_SECOND = 200;
 
 export interface InboxJudgements {
   unasked: Judgement;
@@ -86,7 +86,7 @@ export class ClientInbox {
   /** Fails with the client's exit in the message (the wire knows how it ended). */
   async gone(what: string, judgement: Judgement): Promise<never> {
     await this.wire.expect(/(?!)/, 1, what, judgement);
-    return this.wire.fail(`expected ${what}, but the client stopped`, judgement);
+    return this.wire.fail(`stopped; the server expected ${what}`, judgement);
   }
 
   /**
@@ -123,7 +123,12 @@ export class ClientInbox {
       return m;
     }
     const kind = this.tokens.get(token);
-    if (kind === undefined) return this.wire.fail(`sent "${line}" with a token the server never sent (our server ignores it)`, this.judgements.unasked);
+    if (kind === undefined) {
+      // Cause first: a token of ours glued to the dice with "," is a separator mistake, not a strange token.
+      const glued = line.split(';').some((field) => field.includes(',') && field.split(',').some((piece) => this.tokens.has(piece)));
+      if (glued) return this.wire.fail(`sent "${line}": its token is separated with "," — every field of a message is separated by ";" (ANNOUNCE;<dice>;<token>, the dice as 6,6)`, this.judgements.unasked);
+      return this.wire.fail(`sent "${line}" with a token the server never sent (our server ignores it)`, this.judgements.unasked);
+    }
     if (q !== null && token === q.token) return this.ignore(line, `not an answer to ${q.line.split(';')[0] ?? ''}, so our server ignores it`);
     return this.ignore(line, 'the token of an earlier message: our server ignores it');
   }

@@ -1,6 +1,7 @@
 import { scriptedScenario, type GameConformance, type Judgement } from '../../../core/conformance.js';
 import { makeDice } from '../dice.js';
-import { MAX_DATAGRAM_BYTES, MAX_UDP_PAYLOAD, stripLineEnd } from '../protocol.js';
+import { MAX_DATAGRAM_BYTES, MAX_NAME_LENGTH, MAX_UDP_PAYLOAD, stripLineEnd } from '../protocol.js';
+import { CUT_CHARACTERS, USUAL_READ_SIZES } from '../../../core/utf8-cuts.js';
 import { MIA_JUDGEMENTS as J } from './judgements.js';
 import { runMiaSession, type MiaSession, type OpponentAction } from './session.js';
 
@@ -46,6 +47,34 @@ export function absentFor(bytes: number, present: readonly string[]): [string, n
   const rest = bytes - total;
   const lengths = rest - 3 <= 20 ? [rest - 3] : [Math.ceil((rest - 6) / 2), Math.floor((rest - 6) / 2)];
   lengths.forEach((n, i) => absent.push([(i === 0 ? 'y' : 'z').repeat(n), 0]));
+  return absent;
+}
+
+/**
+ * Players gone long ago whose names (`000x…ä`, at most 20 characters, sorted before every present
+ * player) put ä, € and 🂡 across bytes 1000, 1024 and 4096 of the SCORE after a round: a client
+ * that receives into a buffer of one of these sizes cuts a character in two (issue 32).
+ */
+export function absentAcross(): [string, number][] {
+  const absent: [string, number][] = [];
+  let pos = 'SCORE;'.length;
+  const add = (name: string): void => {
+    absent.push([name, 0]);
+    pos += Buffer.byteLength(name) + ':0,'.length;
+  };
+  const prefix = (): string => String(absent.length).padStart(3, '0');
+  USUAL_READ_SIZES.forEach((offset, i) => {
+    const char = CUT_CHARACTERS[i]!;
+    for (;;) {
+      // ASCII before the character, so that it starts one byte before the offset.
+      const before = offset - 1 - pos - 3;
+      if (before >= 0 && before <= MAX_NAME_LENGTH - 3 - char.length) {
+        add(`${prefix()}${'x'.repeat(before)}${char}`);
+        return;
+      }
+      add(`${prefix()}${'x'.repeat(Math.min(MAX_NAME_LENGTH, before - 3) - 3)}`);
+    }
+  });
   return absent;
 }
 
@@ -191,6 +220,14 @@ export const MIA_SCENARIOS: readonly MiaScenario[] = [
     rule: 'A datagram can be longer than 1024 bytes (SCORE lists every player ever registered; names have up to 20 characters): read it whole',
     section: 'spec §Names, §Scoring, §Transport; docs/mia.md decisions 10 and 12',
     hint: 'Receive into a buffer of 65,507 bytes (the largest UDP payload), not 1024: a shorter buffer cuts the datagram.',
+  },
+  {
+    id: 'long-score-utf8',
+    title: 'a SCORE of 4 KB with names whose ä, € and 🂡 lie across bytes 1000, 1024 and 4096 (players registered once)',
+    session: session({ absent: absentAcross(), rounds: [{ order: 'client-first' }, { order: 'client-last' }] }),
+    rule: 'Names are UTF-8 and a datagram can be longer than 1024 bytes: receive it whole, then decode it',
+    section: 'spec §Names (any characters but , ; : and whitespace), §Scoring, §Transport; docs/mia.md decisions 10 and 12',
+    hint: 'Receive into 65,507 bytes and decode the whole datagram: a 1000-, 1024- or 4096-byte buffer cuts a character here (Python: UnicodeDecodeError).',
   },
   {
     id: 'largest-score',

@@ -8,7 +8,7 @@ export const MIA_JUDGEMENTS = {
     hint: 'Send "REGISTER;" plus the {name} argument (not REGISTER_SPECTATOR), from the one socket that then plays.',
   },
   rejected: {
-    rule: 'REJECTED is final for that name: send nothing as a player, do not register that name again, and exit (any code) or register under another valid name within 2000 ms',
+    rule: 'REJECTED is final for that name: send nothing as a player, do not register that name again, and exit (any code) or register under another valid name within 8000 ms',
     section: 'spec §Messages (REJECTED;INVALID_NAME, REJECTED;NAME_ALREADY_TAKEN), §Names',
     hint: 'Read the answer to REGISTER: on REJECTED report the reason and stop (a retry gets the same answer).',
   },

@@ -79,12 +79,16 @@ export const SERVER_ANSWER_MS = 250;
 const HEARTBEAT_MS = 2000;
 /** Time to start and register: generous, for a JVM or a whole CLI starting on a busy machine. */
 const REGISTER_MS = 20_000;
-const AFTER_REJECT_MS = 2000;
+/** After REJECTED: the public bots send nothing more but exit only after 5 s of silence (their heartbeat timer). */
+const AFTER_REJECT_MS = 8000;
 const EXIT_MS = 2000;
 const QUIET_MS = 300;
 const UNREGISTERED_MS = 1000;
 /** How many datagrams a second a client may send while the server is silent (re-registering, say). */
 const SILENT_RATE = 2;
+
+/** Every time window and tolerance of the Mia scenarios (docs/check-client/mia.md "Timers and tolerances"; the flood budget is inbox.ts's). */
+export const MIA_TIMERS = { KIT_ANSWER_MS, SERVER_ANSWER_MS, HEARTBEAT_MS, REGISTER_MS, AFTER_REJECT_MS, EXIT_MS, QUIET_MS, UNREGISTERED_MS, SILENT_RATE } as const;
 
 
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -44,7 +44,11 @@ function alphaBeta(p: Position, depth: number, alpha: number, beta: number, ply:
   return best;
 }
 
-export function depth2Bot(state: State, _budgetMs: number, rng: Rng): Move {
+/**
+ * A one-move choice at the root: each legal move made and scored by `score` (the position after
+ * it, and the best score so far), a random one of the best. depth2 and greedy differ only there.
+ */
+export function pickBest(state: State, rng: Rng, score: (p: Position, best: number) => number): Move {
   const p = Position.fromState(state);
   const moves = new Int32Array(MAX_MOVES);
   const n = p.isOver() ? 0 : p.generate(moves, 0);
@@ -53,8 +57,7 @@ export function depth2Bot(state: State, _budgetMs: number, rng: Rng): Move {
   let bestMoves: number[] = [];
   for (let i = 0; i < n; i++) {
     p.make(moves[i]!);
-    // Window (best − 1, ∞) keeps exact values for ties, so equal moves can be told apart fairly.
-    const s = -alphaBeta(p, 1, -Infinity, -(best - 1), 1);
+    const s = score(p, best);
     p.unmake();
     if (s > best) {
       best = s;
@@ -62,4 +65,9 @@ export function depth2Bot(state: State, _budgetMs: number, rng: Rng): Move {
     } else if (s === best) bestMoves.push(moves[i]!);
   }
   return codeToMove(rng.pick(bestMoves));
+}
+
+export function depth2Bot(state: State, _budgetMs: number, rng: Rng): Move {
+  // Window (best − 1, ∞) keeps exact values for ties, so equal moves can be told apart fairly.
+  return pickBest(state, rng, (p, best) => -alphaBeta(p, 1, -Infinity, -(best - 1), 1));
 }

@@ -2,8 +2,6 @@ import { scriptedScenario, type GameConformance, type Judgement } from '../../..
 import type { Team } from '../board.js';
 import { GAME_TYPE } from '../messages.js';
 import { formatClient } from '../protocol.js';
-import { fromPosition } from '../setup.js';
-import type { State } from '../rules.js';
 import { xmlFramer } from './framer.js';
 import { OSTSEESCHACH_JUDGEMENTS as J } from './judgements.js';
 import {
@@ -33,35 +31,9 @@ type Cut = NonNullable<OstseeschachSession['cut']>;
 const after = (moves: number, then: Ending): Cut => ({ afterClientMoves: moves, at: 'ownMove', then });
 const whileThinking = (moves: number, then: Ending): Cut => ({ afterClientMoves: moves, at: 'thinking', then });
 const OPPONENT_LEAVES: Ending = { kind: 'left', cause: 'LOST_CONNECTION' };
+/** The ambers scenario: client moves until the opponent leaves (the course fixture client scores with its 6th and takes the bait with its 7th). */
+const AMBER_CLIENT_MOVES = 10;
 const short = (team: Team = 'ONE', moves = 2): OstseeschachSession => ({ team, join: 'any', cut: after(moves, OPPONENT_LEAVES) });
-
-/**
- * Mid-game, TWO (the opponent) to move: its Herzmuschel on (1,5) takes ONE's Robbe on (0,6) and
- * scores an amber on ONE's start line; ONE (the client) then has a tower (count 2) and a Moewe one
- * step from TWO's start line, so its own moves can score ambers too.
- */
-function amberPosition(): State {
-  const piece = (x: number, y: number, type: 'Herzmuschel' | 'Moewe' | 'Seestern' | 'Robbe', team: Team, count = 1) => ({ coordinates: { x, y }, piece: { type, team, count } });
-  const s = fromPosition({
-    turn: 21,
-    pieces: [
-      piece(0, 6, 'Robbe', 'ONE'),
-      piece(1, 0, 'Herzmuschel', 'ONE'),
-      piece(2, 2, 'Seestern', 'ONE'),
-      piece(4, 2, 'Robbe', 'ONE', 2),
-      piece(6, 3, 'Moewe', 'ONE'),
-      piece(1, 5, 'Herzmuschel', 'TWO'),
-      piece(7, 7, 'Robbe', 'TWO'),
-      piece(7, 1, 'Moewe', 'TWO'),
-      piece(5, 6, 'Seestern', 'TWO'),
-      piece(6, 6, 'Herzmuschel', 'TWO'),
-    ],
-    ambers: { ONE: 0, TWO: 0 },
-    lastMove: { from: { x: 3, y: 2 }, to: { x: 4, y: 2 } },
-  });
-  if (!s.ok) throw new Error(s.error.message);
-  return s.value;
-}
 
 /**
  * Display names as long as an administrator's prepare may carry them (our server reads at most
@@ -119,8 +91,8 @@ export const OSTSEESCHACH_SCENARIOS: readonly OstseeschachScenario[] = [
   },
   {
     id: 'ambers',
-    title: 'ambers and a tower: the opponent’s capture on ONE’s start line scores, the client’s Moewe and tower can',
-    session: { team: 'ONE', join: 'any', start: amberPosition, opening: ['15-06'], cut: after(4, OPPONENT_LEAVES) },
+    title: 'ambers from turn 0: the opponent offers captures, towers and stacks of 3, then baits the square of a piece that scored',
+    session: { team: 'ONE', join: 'any', layout: 'MRHSSHRM', opponent: 'amberGifts', cut: after(AMBER_CLIENT_MOVES, OPPONENT_LEAVES) },
     ...J.legal,
     rule: 'Read the board from every memento: a light piece on the opponent’s start line and a stack of 3 leave the board as ambers',
     section: 'spec §2 (Captures and towers, Ambers), §3.3',
@@ -240,6 +212,15 @@ export const OSTSEESCHACH_SCENARIOS: readonly OstseeschachScenario[] = [
     rule: 'A packet can be as large as the names the administrator chose make it: read it whole',
     section: 'spec §3.1, §3.5 (names in <player>), §3.10 (prepare)',
     hint: 'Do not read packets into a fixed buffer: grow it, or parse the stream as it comes.',
+  },
+  {
+    id: 'large-messages-utf8',
+    title: 'a display name whose ä, € and 🂡 lie across bytes 1000, 1024 and 4096 of the result, written cut there into four writes',
+    session: { team: 'ONE', join: 'any', utf8Name: true, cut: after(1, OPPONENT_LEAVES) },
+    ...J.end,
+    rule: 'The stream is UTF-8 bytes: a multi-byte character may come in two reads, so decode the stream, not single reads',
+    section: 'spec §3.1 (UTF-8 XML stream), §3.5 (names in <player>)',
+    hint: 'Feed the bytes to the XML parser (or a streaming decoder: InputStreamReader, setEncoding("utf8")); never decode each read on its own.',
   },
   {
     id: 'late-move-request',

@@ -14,7 +14,8 @@ export class Output {
     private readonly mode: WriteMode,
   ) {}
 
-  async packet(p: ServerPacket): Promise<void> {
+  /** `cut`: in the server's way (one packet a write), this packet cut into writes at these byte offsets. */
+  async packet(p: ServerPacket, cut: { splitAt?: readonly number[]; gapMs?: number } = {}): Promise<void> {
     let text = formatServer(p);
     if (!this.opened) {
       text = STREAM_OPEN + text;
@@ -22,7 +23,7 @@ export class Output {
     }
     switch (this.mode) {
       case 'packets':
-        return this.wire.sendRaw(text);
+        return this.wire.sendRaw(text, cut);
       case 'coalesced':
         this.held.push(text);
         return;

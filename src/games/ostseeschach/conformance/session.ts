@@ -4,13 +4,15 @@ import { opponent, parseMoveName, sameSquare, type Coordinates, type Move, type 
 import { depth2Bot } from '../bots/depth2.js';
 import { noMoveFallback } from '../bots/fallback.js';
 import { GAME_TYPE, LOBBY_ERROR, MISTAKE_TEXT, invalidMoveMessage, moveText, violationReason, type DisconnectCause } from '../messages.js';
-import { parseClient, type ClientMove, type ClientPacket, type RoomMessage, type ServerPacket } from '../protocol.js';
-import { apply, isOver, legalMoves, toMove, validate, type RuleErrorCode, type State } from '../rules.js';
+import { USUAL_READ_SIZES, textAcross } from '../../../core/utf8-cuts.js';
+import { formatServer, parseClient, type ClientMove, type ClientPacket, type RoomMessage, type ServerPacket } from '../protocol.js';
+import { apply, isOver, legalMoves, pieceAt, toMove, validate, type RuleErrorCode, type State } from '../rules.js';
 import { scoreGame, type SeatOutcome } from '../score.js';
 import { fromSetup } from '../setup.js';
 import { parsePackets } from '../xml/parser.js';
 import { UNREADABLE } from './framer.js';
 import { OSTSEESCHACH_JUDGEMENTS as J } from './judgements.js';
+import { amberGiftMove, type ScoredSquare } from './gifts.js';
 import { Output, type WriteMode } from './output.js';
 
 /**
@@ -34,6 +36,8 @@ export const CLIENT_NAME = 'check-client';
 export const OPPONENT_NAME = "Gegner & 'Söhne'";
 export const SOFT_TIMEOUT_MS = 2000;
 export const HARD_TIMEOUT_MS = 10_000;
+/** Between the pieces of the result packet that `utf8Name` cuts: a busy client still reads each on its own. */
+export const UTF8_GAP_MS = 100;
 /** How long the client may take to open its stream and join. */
 const JOIN_MS = 10_000;
 /** How long the client may take to end its connection and exit after its game (or the server) ended. */
@@ -42,6 +46,9 @@ export const EXIT_MS = 2000;
 const THINKING_CUT_MS = 50;
 /** A refused join: the connection stays open; the client must not wait forever. */
 const REFUSED_MS = 3000;
+
+/** Every time window of the Ostseeschach scenarios (docs/check-client/ostseeschach.md "Timers and tolerances"). */
+export const OSTSEESCHACH_TIMERS = { SOFT_TIMEOUT_MS, HARD_TIMEOUT_MS, UTF8_GAP_MS, JOIN_MS, EXIT_MS, THINKING_CUT_MS, REFUSED_MS } as const;
 /** The server's limit on one client packet (characters), the default of xml/parser.ts. */
 export const MAX_PACKET_CHARS = 64 * 1024;
 
@@ -82,6 +89,11 @@ export interface OstseeschachSession {
   unnamed?: boolean;
   /** Display names, ONE then TWO, instead of the defaults. */
   names?: readonly [string, string];
+  /**
+   * ONE's display name, known only to the result, is made so that its ä, € and 🂡 lie across bytes
+   * 1000, 1024 and 4096 of the result packet, and that packet is written cut there (issue 32).
+   */
+  utf8Name?: boolean;
   /** The client's seat has `canTimeout="true"`: each move within 2000 ms (else the kit waits 10 s). */
   canTimeout?: boolean;
   /** The start: a layout (ONE's types at x = 0) or a set-up position. */
@@ -89,6 +101,8 @@ export interface OstseeschachSession {
   start?: () => State;
   /** The opponent's first moves (`xy-xy`); then the depth-2 bot. */
   opening?: readonly string[];
+  /** The opponent: the depth-2 bot (default), or one that makes the client score ambers (gifts.ts). */
+  opponent?: 'depth2' | 'amberGifts';
   /** How long the opponent thinks before its n-th move (from 0). */
   thinkMs?: (n: number) => number;
   /** One write per packet (the server's way), cut in three, several packets in one, or slow pieces. */
@@ -125,7 +139,7 @@ export function runOstseeschachSession(o: OstseeschachSession): (wire: ScriptedW
     const rng = Rng.seeded(`check-client:${o.layout ?? 'start'}`);
     let state: State = o.start ? o.start() : startOf(o.layout ?? 'RMRSHSMH');
     /** Squares where a move of the client scored an amber (its piece left the board there). */
-    const amberSquares: Coordinates[] = [];
+    const amberSquares: ScoredSquare[] = [];
     let first = true;
 
     const room = (data: RoomMessage): ServerPacket => ({ type: 'room', roomId: ROOM_ID, data });
@@ -169,9 +183,19 @@ export function runOstseeschachSession(o: OstseeschachSession): (wire: ScriptedW
       return [seat('ONE'), seat('TWO')];
     };
     const sendResult = async (outcomes: [SeatOutcome, SeatOutcome]): Promise<void> => {
-      const result = scoreGame(state, outcomes, { softTimeoutMs: SOFT_TIMEOUT_MS, hardTimeoutMs: HARD_TIMEOUT_MS });
+      const scored = (o: [SeatOutcome, SeatOutcome]): ReturnType<typeof scoreGame> => scoreGame(state, o, { softTimeoutMs: SOFT_TIMEOUT_MS, hardTimeoutMs: HARD_TIMEOUT_MS });
+      let result = scored(outcomes);
+      let splitAt: readonly number[] | undefined;
+      if (o.utf8Name === true) {
+        // Where ONE's name starts in the packet (its first entry), then a name that puts the characters across the read sizes.
+        const mark = 'check-client-mark';
+        const withName = (name: string): [SeatOutcome, SeatOutcome] => outcomes.map((x) => (x.team === 'ONE' ? { ...x, name } : x)) as [SeatOutcome, SeatOutcome];
+        const start = Buffer.from(formatServer(room({ class: 'result', result: scored(withName(mark)) }))).indexOf(mark);
+        result = scored(withName(textAcross(start, USUAL_READ_SIZES[2] + 200, { filler: 'check-client ' })));
+        splitAt = USUAL_READ_SIZES;
+      }
       wire.note(`the game ends: ${result.scores.map((s) => `${s.team} ${s.cause} ${s.parts.join('/')}`).join(', ')}${result.winner ? `, winner ${result.winner}` : ', no winner'}`);
-      await out.packet(room({ class: 'result', result }));
+      await out.packet(room({ class: 'result', result }), splitAt === undefined ? {} : { splitAt, gapMs: UTF8_GAP_MS });
       await out.packet({ type: 'left', roomId: ROOM_ID });
     };
 
@@ -389,7 +413,7 @@ export function runOstseeschachSession(o: OstseeschachSession): (wire: ScriptedW
             return finish({ result: true });
           }
           const from = move.from;
-          const ghost = from !== null && amberSquares.some((c) => sameSquare(c, from));
+          const ghost = from !== null && amberSquares.some((c) => sameSquare(c.at, from));
           return wire.fail(
             `sent the illegal move ${moveText(move)} (${MISTAKE_TEXT[code]}): our server answers with a room error and the client loses by RULE_VIOLATION`,
             ghost
@@ -398,8 +422,9 @@ export function runOstseeschachSession(o: OstseeschachSession): (wire: ScriptedW
           );
         }
         const before = state.ambers[team];
+        const mover = move.from === null ? null : pieceAt(state, move.from);
         state = applied.value;
-        if (state.ambers[team] > before) amberSquares.push(move.to);
+        if (state.ambers[team] > before && mover !== null) amberSquares.push({ at: move.to, type: mover.type });
         clientMoves++;
         wire.note(`the client moves ${moveText(move)}${state.ambers[team] > before ? ' and scores an amber' : ''}`);
         if (!paused) await out.packet(room({ class: 'memento', state }));
@@ -410,7 +435,12 @@ export function runOstseeschachSession(o: OstseeschachSession): (wire: ScriptedW
       } else {
         await delay(o.thinkMs?.(opponentMoves) ?? 0);
         const scripted = o.opening?.[opponentMoves];
-        const move: Move = scripted !== undefined ? (parseMoveName(scripted) ?? noMoveFallback(state)) : depth2Bot(state, 0, rng);
+        const move: Move =
+          scripted !== undefined
+            ? (parseMoveName(scripted) ?? noMoveFallback(state))
+            : o.opponent === 'amberGifts'
+              ? amberGiftMove(state, amberSquares, rng)
+              : depth2Bot(state, 0, rng);
         const applied = apply(state, move);
         if (!applied.ok) {
           // No legal move (or a broken opening): the opponent loses by its invalid move.

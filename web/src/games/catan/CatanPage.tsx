@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { ConnectionBadge } from '../../components/StatusBadge.js';
 import { LobbyTab } from './LobbyTab.js';
 import { PlayTab } from './PlayTab.js';
@@ -23,9 +23,34 @@ const TABS: [Tab, string][] = [
   ['play', 'catan.tab.play'],
 ];
 
+/** The tab in the address (`#/catan?tab=play`), so a reload opens the same tab. */
+function tabInUrl(): Tab {
+  const search = window.location.hash.split('?')[1] ?? '';
+  const tab = new URLSearchParams(search).get('tab');
+  return TABS.find(([id]) => id === tab)?.[0] ?? 'lobby';
+}
+
+function useTabInUrl(): [Tab, (tab: Tab) => void] {
+  const [tab, setShown] = useState<Tab>(tabInUrl);
+  useEffect(() => {
+    const follow = () => setShown(tabInUrl());
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, []);
+  const choose = useCallback((next: Tab) => {
+    setShown(next);
+    // Replaced, not pushed: Back leaves the page as before; the address says where a reload goes.
+    const path = window.location.hash.split('?')[0] || '#/catan';
+    const url = new URL(window.location.href);
+    url.hash = next === 'lobby' ? path : `${path}?tab=${next}`;
+    window.history.replaceState(window.history.state, '', url.toString());
+  }, []);
+  return [tab, choose];
+}
+
 export function CatanPage() {
   const { t } = useTranslation();
-  const [tab, setTab] = useState<Tab>('lobby');
+  const [tab, setTab] = useTabInUrl();
   const [watched, setWatched] = useState<string | null>(null);
   const [record, setRecord] = useState<string | null>(null);
   // The spectator snapshot is followed only while a tab shows it; the seat lives here so tabs keep it.

@@ -61,6 +61,8 @@ function SeatView({ seat, play }: { seat: Seat; play: Play }) {
           data-ready={String(ready)}
           data-acting={String(ready && ACTING.has(status))}
           data-version={s?.version ?? 0}
+          data-me={s?.me ?? ''}
+          data-match={s?.matchId ?? ''}
         >
           <ColourChip colour={me?.colour ?? s?.colour ?? null} /> <strong>{me?.name ?? s?.name ?? ''}</strong>{' '}
           {phase === 'connecting' && t('connection.connecting')}
@@ -73,6 +75,12 @@ function SeatView({ seat, play }: { seat: Seat; play: Play }) {
             ))}
           {phase === 'over' && t('catan.play.gameOver')}
           {seat.pending !== null && <span className="muted"> · {t('catan.play.waitingServer')}</span>}
+          {seat.reconnecting && (
+            <span className="muted" data-testid="catan-play-reconnecting">
+              {' '}
+              · {t('catan.play.reconnecting')}
+            </span>
+          )}
         </span>
         {s?.matchId && (
           <span className="muted">
@@ -307,6 +315,7 @@ function Game({
             longestRoad={v.longestRoad}
             largestArmy={v.largestArmy}
             winner={v.result?.winner ?? null}
+            reconnecting={state.reconnecting}
             testId="catan-play-players"
           />
         </div>

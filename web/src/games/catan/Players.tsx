@@ -37,6 +37,7 @@ export function PlayersTable({
   longestRoad = null,
   largestArmy = null,
   winner = null,
+  reconnecting = [],
   testId = 'catan-players',
 }: {
   players: readonly PlayerRow[];
@@ -45,6 +46,8 @@ export function PlayersTable({
   longestRoad?: number | null;
   largestArmy?: number | null;
   winner?: number | null;
+  /** Players whose browser is away (a reload): their seat waits for them. */
+  reconnecting?: readonly number[];
   testId?: string;
 }) {
   const { t } = useTranslation();
@@ -89,6 +92,15 @@ export function PlayersTable({
               <td>
                 <ColourChip colour={p.colour} /> {p.name ?? `#${p.id}`}
                 {p.id === me && <span className="muted"> {t('catan.players.you')}</span>}
+                {reconnecting.includes(p.id) && (
+                  <span
+                    className="badge catan-reconnecting"
+                    title={t('catan.players.reconnectingTitle')}
+                    data-testid="catan-reconnecting"
+                  >
+                    {t('catan.players.reconnecting')}
+                  </span>
+                )}
                 {p.id === winner && (
                   <span className="badge badge-finished"> {t('catan.players.winner')}</span>
                 )}

@@ -101,7 +101,7 @@ export function RecordsTab({
   );
 }
 
-function Record({ id }: { id: string }) {
+export function Record({ id }: { id: string }) {
   const { t } = useTranslation();
   const record = usePolling<CatanRecordView>(`/api/catan/records/${encodeURIComponent(id)}`, null);
   const r = record.data;

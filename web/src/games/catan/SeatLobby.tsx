@@ -50,6 +50,11 @@ export function Join({ play }: { play: Play }) {
           </button>
         </div>
         <p className="muted">{t('catan.seat.joinNote')}</p>
+        {play.gone !== null && (
+          <p className="muted" role="status" data-testid="catan-seat-gone">
+            {t('catan.seat.gone')}
+          </p>
+        )}
       </div>
       <div className="panel">
         <h2>{t('catan.seat.how')}</h2>
@@ -77,6 +82,11 @@ export function Lobby({ state, play, pending }: { state: CatanPlayState; play: P
             <ColourChip colour={p.colour} />{' '}
             {p.name ?? <span className="muted">{t('catan.seat.choosing')}</span>}{' '}
             {p.id === state.me && <span className="muted">{t('catan.players.you')}</span>}{' '}
+            {state.reconnecting.includes(p.id) && (
+              <span className="badge catan-reconnecting" data-testid="catan-reconnecting">
+                {t('catan.players.reconnecting')}
+              </span>
+            )}{' '}
             <span className={p.status === 'Wartet auf Spielbeginn' ? 'catan-ready' : 'muted'}>
               {p.status === 'Wartet auf Spielbeginn' ? t('catan.lobby.ready') : t('catan.lobby.notReady')}
             </span>

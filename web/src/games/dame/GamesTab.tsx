@@ -7,6 +7,7 @@ import { postJson } from '../../api.js';
 import { formatDuration } from '../../format.js';
 import { href } from '../../router.js';
 import { GameId, JoinCommands } from './GameId.js';
+import { dameReason } from '../../matchResult.js';
 
 /** The games of the Dame server (live from the spectator snapshot) and the form that creates one. */
 
@@ -26,8 +27,9 @@ export function seatKind(row: DameGameRow, seat: DameSeatRow, players: readonly 
 
 export function resultText(row: DameGameRow, t: TFunction): string {
   if (!row.result) return '';
-  const { winner, reason } = row.result;
-  if (winner === null) return reason === 'repetition' || reason === 'fifty-moves' ? t('dame.draw', { reason }) : t('dame.aborted', { reason });
+  const { winner, reason: code } = row.result;
+  const reason = dameReason(code, t);
+  if (winner === null) return code === 'repetition' || code === 'fifty-moves' ? t('dame.draw', { reason }) : t('dame.aborted', { reason });
   return t('dame.won', { side: t(SIDE[winner]), reason });
 }
 
