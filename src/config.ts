@@ -95,8 +95,8 @@ export const settingsSchema = z
     ladder: z
       .object({
         enabled: z.boolean(),
-        /** The games with a ladder (so far Dame, Ostseeschach, Connect Four and Catan). */
-        games: z.array(z.enum(['dame', 'ostseeschach', 'connect4', 'catan'])).max(5),
+        /** The games with a ladder (any of the five; Connect Four, Catan and Mia on ports of their own). */
+        games: z.array(z.enum(['dame', 'ostseeschach', 'connect4', 'mia', 'catan'])).max(5),
         /** A client nobody fits gets a house bot this long after it came. */
         houseAfterSeconds: z.number().min(1).max(600),
         /** Rating window at 0 s of waiting, and how many points a second it widens. */

@@ -4,11 +4,13 @@ import type { Logger } from '../core/log.js';
 import { CatanServer } from '../games/catan/server.js';
 import { Connect4Hub } from '../games/connect4/hub.js';
 import { DameServer } from '../games/dame/server.js';
+import { MiaServer } from '../games/mia/server.js';
 import { OstseeschachServer } from '../games/ostseeschach/server.js';
 import { CatanLadderTable } from './catan.js';
 import { Connect4LadderTable } from './connect4.js';
 import { DameLadderTable } from './dame.js';
 import { Ladder } from './ladder.js';
+import { MiaLadderTable } from './mia.js';
 import { OstseeschachLadderTable } from './ostseeschach.js';
 import { ladderStoreWhere, openSettingsLadderStore } from './store.js';
 
@@ -32,6 +34,14 @@ const OPEN: Record<Settings['ladder']['games'][number], (ladder: Ladder, server:
     const table = new Connect4LadderTable(ladder, server, { log: log.child({ component: 'ladder', game: 'connect4' }) });
     ladder.addTable(table);
     await table.open();
+  },
+  // Mia's ladder has a port of its own too, where the name a client registers is its ladder code.
+  mia: async (ladder, server, log, settings) => {
+    if (!(server instanceof MiaServer)) throw new Error('the mia server is no MiaServer');
+    const table = new MiaLadderTable(ladder, server, { log: log.child({ component: 'ladder', game: 'mia' }) });
+    ladder.addTable(table);
+    const port = await table.open(settings.games.mia.ladderPort);
+    log.info({ game: 'mia', port }, 'ladder port open');
   },
   // Catan's ladder has a port of its own, where the name a client gives is its ladder code.
   catan: async (ladder, server, log, settings) => {
@@ -89,6 +99,7 @@ export async function stopLadder(ladder: Ladder, servers: readonly GameServer[])
   for (const server of servers) if (server instanceof DameServer || server instanceof OstseeschachServer) server.setLadder(null);
   for (const server of servers) if (server instanceof CatanServer) await server.closeLadderPort();
   await ladder.stop();
+  for (const server of servers) if (server instanceof MiaServer) await server.closeLadderPort();
   for (const server of servers) if (server instanceof Connect4Hub) await server.closeLadder();
   await ladder.store.close();
 }

@@ -212,3 +212,52 @@ export function parseServer(datagram: Buffer | string): IncomingServer | null {
       return null;
   }
 }
+
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * `line` (a server message) as one recipient sees it at a Liga table (issue 34): the table plays
+ * under public names, and the recipient's own public name `own` is shown as the name it registered,
+ * `as` (its ladder code), so that its client finds itself in every message, while nobody else
+ * ever sees that code. Only the name fields are touched; lists of names stay sorted (decision 1).
+ */
+export function renameForRecipient(line: string, own: string, as: string): string {
+  const at = line.indexOf(';');
+  if (at < 0 || own === as) return line;
+  const command = line.slice(0, at);
+  const fields = line.slice(at + 1).split(';');
+  const one = (name: string): string => (name === own ? as : name);
+  const list = (names: string, sort: boolean): string => {
+    const out = names === '' ? [] : names.split(',').map(one);
+    return (sort ? out.sort(byName) : out).join(',');
+  };
+  switch (command) {
+    case 'ROUND STARTED':
+      // The turn order, as it is.
+      if (fields[1] !== undefined) fields[1] = list(fields[1], false);
+      break;
+    case 'PLAYER ROLLS':
+    case 'ANNOUNCED':
+    case 'PLAYER WANTS TO SEE':
+      fields[0] = one(fields[0]!);
+      break;
+    case 'PLAYER LOST':
+      fields[0] = list(fields[0]!, true);
+      break;
+    case 'SCORE': {
+      const entries = fields[0] === '' ? [] : fields[0]!.split(',');
+      fields[0] = entries
+        .map((entry) => {
+          const i = entry.lastIndexOf(':');
+          return [one(entry.slice(0, i)), entry.slice(i)] as const;
+        })
+        .sort(([a], [b]) => byName(a, b))
+        .map(([name, points]) => `${name}${points}`)
+        .join(',');
+      break;
+    }
+    default:
+      return line;
+  }
+  return `${command};${fields.join(';')}`;
+}

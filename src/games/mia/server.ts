@@ -9,6 +9,7 @@ import { isRegistration, KernelDrops, miaDroppedTotal } from './flood.js';
 import type { Records } from '../../core/record-backend.js';
 import { parseClient } from './protocol.js';
 import { addressKey, MiaTable, type Address, type TournamentTable } from './table.js';
+import { MiaLadderPort, type MiaLadderDoor } from './ladder-port.js';
 import type { MiaSnapshot } from './snapshot.js';
 
 /** The Mia UDP server: one socket, one table. Bytes in, parsed messages to the table, lines out. */
@@ -96,6 +97,7 @@ export class MiaServer implements GameServer {
   private floodUntil = -Infinity;
   private kernelDrops = new KernelDrops();
   private kernelTimer: NodeJS.Timeout | null = null;
+  private ladder: MiaLadderPort | null = null;
 
   constructor(private readonly o: MiaServerOptions) {
     this.clock = o.clock ?? systemClock;
@@ -173,6 +175,7 @@ export class MiaServer implements GameServer {
   }
 
   async stop(): Promise<void> {
+    await this.closeLadderPort();
     if (this.kernelTimer) clearInterval(this.kernelTimer);
     this.kernelTimer = null;
     this.table.stop();
@@ -185,6 +188,44 @@ export class MiaServer implements GameServer {
 
   get port(): number {
     return this.boundPort;
+  }
+
+  /**
+   * Opens Die Liga's port (issue 34, ladder-port.ts) beside the table, with this server's timing,
+   * limits and record store; resolves with the port it listens on.
+   */
+  async openLadderPort(door: MiaLadderDoor, port: number): Promise<MiaLadderPort> {
+    if (this.ladder !== null) throw new Error('the Mia ladder port is open already');
+    const o = this.o;
+    const ladder = new MiaLadderPort({
+      bindAddress: o.host,
+      port,
+      answerTimeoutMs: o.answerTimeoutMs,
+      heartbeatMs: o.heartbeatMs,
+      startEarly: o.startEarly,
+      maxClients: o.maxClients,
+      maxClientsPerHost: o.maxClientsPerHost,
+      floodPerSecond: o.floodPerSecond,
+      unregisteredPerSecond: o.unregisteredPerSecond,
+      door,
+      store: o.store,
+      log: this.log,
+      clock: this.clock,
+    });
+    await ladder.start();
+    this.ladder = ladder;
+    return ladder;
+  }
+
+  /** Where Die Liga's port listens (null: not open). */
+  get ladderPortNumber(): number | null {
+    return this.ladder?.port ?? null;
+  }
+
+  async closeLadderPort(): Promise<void> {
+    const ladder = this.ladder;
+    this.ladder = null;
+    await ladder?.stop();
   }
 
   info(): ServerInfo {

@@ -10,6 +10,8 @@ export const miaSettingsSchema = z
   .object({
     enabled: z.boolean(),
     port,
+    /** Die Liga's port (issue 34, docs/mia.md): a client registers with its ladder code here. */
+    ladderPort: port,
     answerTimeoutMs: ms,
     heartbeatMs: ms,
     minPlayers: z.number().int().min(2).max(100),
@@ -30,6 +32,7 @@ export type MiaSettings = z.infer<typeof miaSettingsSchema>;
 export const MIA_SETTINGS: MiaSettings = {
   enabled: true,
   port: MIA_DEFAULTS.port,
+  ladderPort: 9010,
   answerTimeoutMs: MIA_DEFAULTS.answerTimeoutMs,
   heartbeatMs: MIA_DEFAULTS.heartbeatMs,
   minPlayers: MIA_DEFAULTS.minPlayers,
