@@ -16,6 +16,8 @@ export interface ServerInfo {
   clients: number;
   liveMatches: number;
   error?: string;
+  /** Die Liga's own port of the game, while it is open (Mia, Catan, Connect Four; docs/ladder.md). */
+  ladderPort?: number;
 }
 
 export interface SpectatorEvent {

@@ -71,6 +71,10 @@ export class MiaLadderTable implements MultiLadderTable<MiaLigaClient>, MiaLadde
     return { ok: true, enqueue: (client) => this.ladder.join('mia', entry, { seat: null, host }, client, (text) => this.refuse(client, text)) };
   }
 
+  knows(name: string): boolean {
+    return this.ladder.knows(name);
+  }
+
   refuse(client: MiaLigaClient, text: string): void {
     // The protocol has no words for it: the client is unregistered, the words go to the log.
     this.port?.drop(client, text);

@@ -66,8 +66,14 @@ describe('Die Liga on Mia in serve', () => {
     }
     expect(rated).toBeGreaterThanOrEqual(1);
     expect(lines.some((l) => l.startsWith('ROUND STARTED;') && l.includes(anna!.code) && l.includes('House_bot'))).toBe(true);
-    // The public table never heard of the code.
+    // The public table never heard of the code, and refuses it: everyone there would read it.
     expect(server.snapshot().players.some((p) => p.name === anna!.code)).toBe(false);
+    const wrong = new MiaClient({ host: '127.0.0.1', port: server.port, name: anna!.code, bot: createBot('random', 2) });
+    await expect(wrong.start()).rejects.toThrow(/INVALID_NAME/);
+    await wrong.stop();
+    // The student page and /api/games show the Liga port.
+    const servers = (await (await fetch(`${base}/api/games`)).json()) as { game: string; ladderPort?: number }[];
+    expect(servers.find((s) => s.game === 'mia')?.ladderPort).toBe(ladderPort);
     const standings = (await (await fetch(`${base}/api/ladder/mia/standings`)).json()) as { rows: { name: string; games: number }[] };
     expect(standings.rows.find((r) => r.name === 'Anna Schmidt')?.games).toBeGreaterThanOrEqual(1);
   }, 45_000);

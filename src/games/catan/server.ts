@@ -189,6 +189,7 @@ export class CatanServer implements GameServer {
       liveMatches: this.hall.liveMatches,
     };
     if (this.tcp.error !== undefined) info.error = this.tcp.error;
+    if (this.ladderPort !== null) info.ladderPort = this.ladderPort.port;
     return info;
   }
 

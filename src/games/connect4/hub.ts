@@ -257,7 +257,9 @@ export class Connect4Hub implements GameServer {
   }
 
   info(): ServerInfo {
+    const liga = this.liga === null ? {} : { ladderPort: this.liga.address.port };
     return {
+      ...liga,
       game: 'connect4',
       title: '4 Gewinnt (Connect Four)',
       protocol: '4 Gewinnt UDP broadcast, peer to peer',

@@ -43,6 +43,8 @@ export interface MiaLadderDoor {
    * returns how to take it out.
    */
   admit(code: string, host: string): { ok: true; enqueue: (client: MiaLigaClient) => () => void } | { ok: false; text: string } | null;
+  /** Whether `name` is a ladder code (a revoked one too): the public table refuses those. */
+  knows(name: string): boolean;
 }
 
 export interface LigaTableSpec {

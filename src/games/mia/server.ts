@@ -214,6 +214,8 @@ export class MiaServer implements GameServer {
     });
     await ladder.start();
     this.ladder = ladder;
+    // A code registered on the public table would be read by everyone there.
+    this.table.refuseName = (name) => door.knows(name);
     return ladder;
   }
 
@@ -225,6 +227,7 @@ export class MiaServer implements GameServer {
   async closeLadderPort(): Promise<void> {
     const ladder = this.ladder;
     this.ladder = null;
+    this.table.refuseName = null;
     await ladder?.stop();
   }
 
@@ -241,6 +244,7 @@ export class MiaServer implements GameServer {
       liveMatches: this.table.isRoundLive ? 1 : 0,
     };
     if (this.error !== undefined) info.error = this.error;
+    if (this.ladder !== null) info.ladderPort = this.ladder.port;
     return info;
   }
 

@@ -176,6 +176,11 @@ export class MiaTable {
   private roundsPlayed = 0;
   /** A tournament table after its last round. */
   private tableDone = false;
+  /**
+   * Names this table refuses (`REJECTED;INVALID_NAME`): Die Liga's codes on the public table, where
+   * every other client would read them (a student who mistook the port: docs/mia.md "Die Liga").
+   */
+  refuseName: ((name: string) => boolean) | null = null;
 
   constructor(private readonly o: TableOptions) {
     this.rng = Rng.seeded(o.seed).state();
@@ -328,6 +333,11 @@ export class MiaTable {
 
   private register(name: string | undefined, from: Address, key: string, kind: Client['kind'], raw: string): string | null {
     if (!isValidName(name)) {
+      this.sendTo(from, { type: 'REJECTED', reason: 'INVALID_NAME' }, false);
+      return null;
+    }
+    if (this.refuseName?.(name) === true) {
+      this.o.log.info({ from: key }, 'registration refused: a Liga code on the public table (it belongs on the Liga port)');
       this.sendTo(from, { type: 'REJECTED', reason: 'INVALID_NAME' }, false);
       return null;
     }

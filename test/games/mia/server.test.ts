@@ -110,12 +110,23 @@ describe('Mia server over UDP', () => {
     autoplay(a);
     autoplay(b);
     const flooder = await peer();
+    const count = (): number => flooder.lines.filter((l) => l === 'ECHOING;x').length;
+    const t0 = Date.now();
     for (let i = 0; i < 3000; i++) flooder.send('ECHO;x');
-    await new Promise((r) => setTimeout(r, 300));
-    const echoes = flooder.lines.filter((l) => l === 'ECHOING;x').length;
-    // not registered: the budget of its host, a burst of 2 × 50 plus what refills meanwhile
+    // Until the answers stop coming: a loaded machine reads the flood slower (once 0 in 300 ms).
+    let seen = -1;
+    let lastAt = Date.now();
+    while (Date.now() - t0 < 5000) {
+      await new Promise((r) => setTimeout(r, 100));
+      if (count() !== seen) {
+        seen = count();
+        lastAt = Date.now();
+      } else if (Date.now() - lastAt >= 300) break;
+    }
+    const echoes = count();
+    // not registered: the budget of its host, a burst of 2 × 50 plus what refills meanwhile (50 a second)
     expect(echoes).toBeGreaterThan(50);
-    expect(echoes).toBeLessThan(150);
+    expect(echoes).toBeLessThan(120 + 50 * ((lastAt - t0) / 1000));
     const before = a.lines.length;
     await a.expect(/^PLAYER LOST;/, 3000, before);
   });

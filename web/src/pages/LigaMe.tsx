@@ -46,6 +46,8 @@ export function LigaMe({ token }: { token: string }) {
   }
   const { entry } = data;
   const portOf = (game: string) => servers.data?.find((s) => s.game === game)?.port ?? null;
+  // Mia, Catan and Connect Four have a port of their own for the Liga.
+  const ladderPortOf = (game: string) => servers.data?.find((s) => s.game === game)?.ladderPort ?? null;
   return (
     <section className="page" data-testid="liga-me">
       <header className="page-header">
@@ -74,6 +76,7 @@ export function LigaMe({ token }: { token: string }) {
             <pre className="liga-command">
               {joinCommand(g.game, entry, portOf(g.game))}
               {g.game === 'dame' && `   # ${t('liga.join.server', { where: serverAddress(portOf('dame')) })}`}
+              {ladderPortOf(g.game) !== null && `   # ${t('liga.join.server', { where: serverAddress(ladderPortOf(g.game)) })}`}
             </pre>
           </div>
         ))}
