@@ -1,4 +1,8 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
 import type { RecordStore } from '../../src/core/records.js';
@@ -35,11 +39,11 @@ afterEach(async () => {
   ladder = store = records = null;
 });
 
-async function open(settings: Partial<LadderSettings> = {}): Promise<{ entries: RosterEntry[]; port: number }> {
+async function open(settings: Partial<LadderSettings> = {}, answerTimeoutMs = 150): Promise<{ entries: RosterEntry[]; port: number }> {
   let table: MiaLadderTable | null = null;
   const o = await fixture.open(
     async (r) => {
-      const server = new MiaServer({ ...MIA_DEFAULTS, host: '127.0.0.1', port: 0, waitRecheckMs: 50, startEarly: true, answerTimeoutMs: 150, seed: 'liga', log: silentLogger, store: r });
+      const server = new MiaServer({ ...MIA_DEFAULTS, host: '127.0.0.1', port: 0, waitRecheckMs: 50, startEarly: true, answerTimeoutMs, seed: 'liga', log: silentLogger, store: r });
       await server.start();
       return server;
     },
@@ -181,6 +185,58 @@ describe('Die Liga on Mia', () => {
     expect(r.every((x) => x !== null && x.games >= 6)).toBe(true);
     const mean = (k: number): number => r.filter((_, i) => i % 2 === k).reduce((sum, x) => sum + x!.rating, 0) / 5;
     expect(mean(0)).toBeGreaterThan(mean(1));
+  }, 90_000);
+
+  const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
+  it.skipIf(!has('cc') || !has('javac') || !has('python3'))('plays the course clients (C, Java, Python) unchanged, each finding itself by its code, until their codes are revoked', async () => {
+    // The course's answer time, roomier: a cold JVM's first answers on a loaded machine.
+    const { entries, port } = await open({ houseAfterMs: 3000 }, 1000);
+    const dir = mkdtempSync(path.join(tmpdir(), 'liga-mia-clients-'));
+    try {
+      const source = path.resolve(import.meta.dirname, '../fixtures/tournament/clients/mia');
+      cpSync(source, dir, { recursive: true });
+      expect(spawnSync('cc', ['-O2', '-o', 'client', 'client.c'], { cwd: path.join(dir, 'c') }).status).toBe(0);
+      expect(spawnSync('javac', ['Client.java'], { cwd: path.join(dir, 'java') }).status).toBe(0);
+      const commands: [string, string[], string][] = [
+        ['./client', [], 'c'],
+        ['java', ['-cp', '.', 'Client'], 'java'],
+        ['python3', ['client.py'], 'python'],
+      ];
+      const runs = commands.map(([cmd, args, sub], i) => {
+        const child = spawn(cmd, [...args, '127.0.0.1', String(port), entries[i]!.code], { cwd: path.join(dir, sub), stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        return { child, out: () => out, exit: new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code))) };
+      });
+      try {
+        const season = (await store!.currentSeason('mia')).id;
+        const until = Date.now() + 40_000;
+        const rated = async (): Promise<number[]> => Promise.all(entries.map(async (e) => (await store!.getRating('mia', season, e.id))?.games ?? 0));
+        while ((await rated()).some((n) => n < 1) && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+        expect((await rated()).every((n) => n >= 1), runs.map((r) => r.out()).join('\n')).toBe(true);
+        // Revoked, each is unregistered after its game: the course clients then exit 0 with their tally.
+        for (const e of entries) await store!.revoke(e.id, Date.now());
+        await ladder!.reload();
+        const codes = await Promise.all(runs.map((r) => Promise.race([r.exit, new Promise<'hung'>((res) => setTimeout(() => res('hung'), 20_000))])));
+        runs.forEach((r, i) => {
+          const out = r.out();
+          expect(codes[i], out).toBe(0);
+          const tally = /^done (\S+) rounds=(\d+) turns=(\d+) score=(\d+)$/m.exec(out);
+          expect(tally, out).not.toBeNull();
+          expect(tally![1]).toBe(entries[i]!.code);
+          expect(Number(tally![2])).toBeGreaterThan(0);
+          for (const [j, e] of entries.entries()) if (j !== i) expect(out).not.toContain(e.code);
+        });
+        // Course clients answer in time and by the rules: a lower place is the game's, not a fault.
+        const games = await store!.listGames({ game: 'mia' });
+        for (const g of games) for (const seat of g.seats) if (seat.reason !== null) expect(seat.reason.kind).toBe('played');
+      } finally {
+        for (const r of runs) r.child.kill('SIGKILL');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 90_000);
 
   it('gives a code that waits alone a house bot after the wait, anchored', async () => {
