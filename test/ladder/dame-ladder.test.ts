@@ -1,4 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
@@ -33,10 +35,10 @@ afterEach(async () => {
   ladder = store = records = null;
 });
 
-async function open(settings: Partial<LadderSettings> = {}): Promise<{ entries: RosterEntry[]; port: number }> {
+async function open(settings: Partial<LadderSettings> = {}, moveTimeMs = 300): Promise<{ entries: RosterEntry[]; port: number }> {
   const o = await fixture.open(
     async (r) => {
-      const dame = createDameServer({ port: 0, log: silentLogger, store: r, motdDelayMs: 0, defaultMoveTimeMs: 300, waitIdleMs: 200 });
+      const dame = createDameServer({ port: 0, log: silentLogger, store: r, motdDelayMs: 0, defaultMoveTimeMs: moveTimeMs, waitIdleMs: 200 });
       await dame.start();
       return dame;
     },
@@ -185,6 +187,48 @@ describe('Die Liga on Dame', () => {
     // It asked for Black (its player 2 is PLAYER 1): the ladder kept that seat for it.
     expect(g!.seats.map((s) => s.name)).toEqual(['Ben Müller', 'Anna Schmidt']);
   }, 30_000);
+
+  const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
+  it.skipIf(!has('cc') || !has('javac'))('pairs two course clients (the C and the Java fixture) unchanged with each other, their codes as Game-IDs', async () => {
+    // A roomier move time: a cold JVM's first moves on a loaded machine.
+    const { entries, port } = await open({}, 2000);
+    const [anna, ben] = entries as [RosterEntry, RosterEntry];
+    const dir = mkdtempSync(path.join(tmpdir(), 'liga-dame-clients-'));
+    try {
+      cpSync(path.resolve(import.meta.dirname, '../fixtures/tournament/clients/dame'), dir, { recursive: true });
+      expect(spawnSync('cc', ['-O2', '-o', 'client', 'client.c'], { cwd: path.join(dir, 'c') }).status).toBe(0);
+      expect(spawnSync('javac', ['Client.java'], { cwd: path.join(dir, 'java') }).status).toBe(0);
+      const run = (cmd: string, args: string[], cwd: string): Promise<{ code: number | null; out: string }> =>
+        new Promise((resolve) => {
+          const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+          let out = '';
+          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+          const kill = setTimeout(() => child.kill('SIGKILL'), 60_000);
+          child.on('close', (code) => {
+            clearTimeout(kill);
+            resolve({ code, out });
+          });
+        });
+      const [c, java] = await Promise.all([
+        run('./client', ['127.0.0.1', String(port), anna.code, '1'], path.join(dir, 'c')),
+        run('java', ['-cp', '.', 'Client', '127.0.0.1', String(port), ben.code, '2'], path.join(dir, 'java')),
+      ]);
+      expect(c.code, c.out).toBe(0);
+      expect(java.code, java.out).toBe(0);
+      expect(c.out).toMatch(/^C client: game over, (won|lost|draw) \(player 0\)$/m);
+      expect(java.out).toMatch(/^Java client: game over, (won|lost|draw) \(player 1\)$/m);
+      await ladder!.settled();
+      const games = await store!.listGames({ game: 'dame' });
+      expect(games).toHaveLength(1);
+      // Each asked for its seat (player 1 and 2: PLAYER 0 and PLAYER 1); the ladder kept them.
+      expect(games[0]!.seats.map((s) => s.name)).toEqual(['Anna Schmidt', 'Ben Müller']);
+      // Both played by the rules: a loss is on the board (or a draw), never a fault.
+      for (const s of games[0]!.seats) if (s.reason !== null) expect(s.reason.kind, c.out + java.out).toBe('played');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('gives a code that waits alone a house bot after the wait, rated against the bot’s fixed anchor', async () => {
     const { entries, port } = await open({ houseAfterMs: 700 });
