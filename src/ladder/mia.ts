@@ -111,6 +111,8 @@ export class MiaLadderTable implements MultiLadderTable<MiaLigaClient>, MiaLadde
       return miaOutcome(result);
     } catch (err) {
       this.o.log.warn({ err, gameId: context.gameId }, 'ladder: a Mia game could not be played');
+      // Its students wait for the next game.
+      port.release(seats.flatMap((s) => (s.kind === 'entry' ? [s.handle] : [])));
       return failed('the house bots could not register');
     } finally {
       await Promise.all(bots.map((b) => b.stop()));

@@ -298,7 +298,11 @@ export class MiaLadderPort {
     this.tables.add(table);
     clients.forEach((c, index) => {
       if (c === null || !this.clients.has(c.key) || c.seat !== null) table.leave(index);
-      else c.seat = { table, index };
+      else {
+        c.seat = { table, index };
+        // Out of the queue: the ladder made its game.
+        c.leave = null;
+      }
     });
     if (!table.isDone) table.start();
     return table.result;
@@ -335,19 +339,28 @@ export class MiaLadderPort {
         .filter((s): s is { c: MiaLigaClient; i: number } => s.c !== null && s.c.seat?.table === table);
       for (const { c } of seated) c.seat = null;
       const students = seated.filter(({ c }) => !c.house);
-      // After the ladder has released the game's seats (its promise chain runs first).
-      setImmediate(() => {
-        for (const { c, i } of students) {
-          if (this.clients.get(c.key) !== c) continue;
-          if (result.aborted !== null) this.drop(c, result.aborted);
-          else if (result.joined[i] === 0) this.drop(c, 'joined no round of its ladder game');
-          else this.enqueue(c);
-        }
-      });
+      if (result.aborted !== null) {
+        for (const { c } of students) this.drop(c, result.aborted);
+        return;
+      }
+      const gone = students.filter(({ i }) => result.joined[i] === 0).map(({ c }) => c);
+      for (const c of gone) this.drop(c, 'joined no round of its ladder game');
+      this.release(students.map(({ c }) => c).filter((c) => !gone.includes(c)));
+    });
+  }
+
+  /**
+   * Students whose game is over (or was never played) wait for the next one: asked at the door
+   * again once the ladder has let the game go (its promise chain runs first).
+   */
+  release(clients: readonly MiaLigaClient[]): void {
+    setImmediate(() => {
+      for (const c of clients) if (this.clients.get(c.key) === c && c.seat === null) this.enqueue(c);
     });
   }
 
   private enqueue(client: MiaLigaClient): boolean {
+    client.leave = null;
     const answer = this.o.door.admit(client.name, client.host);
     if (answer === null || !answer.ok) {
       this.drop(client, answer === null ? 'no longer a ladder code' : answer.text);
