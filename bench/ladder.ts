@@ -117,12 +117,14 @@ interface GameStats {
   /** Games the clients finished (a client's view). */
   games: number;
   errors: number;
+  /** Dame: each error's text (its first 60 characters) and how often. */
+  why: Map<string, number>;
   latencies: number[];
 }
 
 async function main(): Promise<void> {
   const counts = split(clients);
-  const stats = new Map<LadderGame, GameStats>(GAMES.map((g, i) => [g.game, { clients: counts[i]!, games: 0, errors: 0, latencies: [] }]));
+  const stats = new Map<LadderGame, GameStats>(GAMES.map((g, i) => [g.game, { clients: counts[i]!, games: 0, errors: 0, why: new Map(), latencies: [] }]));
   const of = (game: LadderGame): GameStats => stats.get(game)!;
 
   const records = new RecordStore(':memory:');
@@ -194,8 +196,11 @@ async function main(): Promise<void> {
           else if (dir === 'in' && line.startsWith('+ YOU ')) s.latencies.push(performance.now() - playerAt);
         },
       }).run();
-      if (r.error !== null) s.errors++;
-      else s.games++;
+      if (r.error !== null) {
+        s.errors++;
+        const text = r.error.slice(0, 60);
+        s.why.set(text, (s.why.get(text) ?? 0) + 1);
+      } else s.games++;
     }
   };
 
@@ -430,6 +435,7 @@ async function main(): Promise<void> {
       `|---|---|---|---|---|---|---|---|---|`,
       ...rows,
       `| all | ${clients} | ${total.games} | ${total.rated} | ${perMin(total.rated)} | ${total.errors} | | ${cpuPct.toFixed(0)} % of one core | ${(updateMs * 1000).toFixed(0)} µs |`,
+      ...GAMES.flatMap(({ game, label }) => [...of(game).why].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([text, n]) => `${label} errors: ${n} × ${text}`)),
       '',
     ].join('\n'),
   );

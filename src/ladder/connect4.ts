@@ -236,6 +236,14 @@ class RelayedGame {
       if (s?.done === true && !this.decided) this.decide({ kind: 'void', note: `seat ${i}'s peer left before the start` });
     });
     this.pump();
+    // An inviter that waited alone moved before this game existed: its `your-turn` for the Liga
+    // peer came before we listened, so the house level answers that move now.
+    this.sessions.forEach((s, i) => {
+      const g = s?.peer.game;
+      if (s === null || g === null || g === undefined || s.done || s.peer.phase !== 'playing') return;
+      const n = g.state.moves.length;
+      if (n % 2 !== i && this.moves[n] === undefined) this.house(i as Player, g.state);
+    });
     return over;
   }
 

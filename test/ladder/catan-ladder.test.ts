@@ -1,10 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { RecordStore } from '../../src/core/records.js';
+import { Rng } from '../../src/core/rng.js';
 import { createCatanBot } from '../../src/games/catan/bots/strategies.js';
 import { CatanClient, type ClientResult } from '../../src/games/catan/client.js';
 import { CatanServer } from '../../src/games/catan/server.js';
@@ -41,7 +43,7 @@ afterEach(async () => {
   ladder = store = records = null;
 });
 
-async function open(settings: Partial<LadderSettings> = {}): Promise<{ entries: RosterEntry[]; port: number }> {
+async function open(settings: Partial<LadderSettings> = {}, timeoutMs = 2000): Promise<{ entries: RosterEntry[]; port: number }> {
   let table: CatanLadderTable | null = null;
   const o = await fixture.open(
     async (r) => {
@@ -54,7 +56,7 @@ async function open(settings: Partial<LadderSettings> = {}): Promise<{ entries: 
       await server.start();
       return server;
     },
-    (l, server) => (table = new CatanLadderTable(l, server, { log: silentLogger, timeoutMs: 2000 })),
+    (l, server) => (table = new CatanLadderTable(l, server, { log: silentLogger, timeoutMs })),
     settings,
   );
   ({ ladder, store, records } = o);
@@ -67,6 +69,8 @@ async function play(port: number, code: string, strategy: 'random' | 'weighted')
   await client.start();
   return client.done;
 }
+
+const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
 
 const waiter = (ticket: string, rating: number, since = 0): Waiter => ({ ticket, entryId: `e_${ticket}`, rating, rd: 100, since, seat: null, lastOpponent: null, seats: [0, 0], host: ticket });
 const options = { window: 150, widenPerSecond: 40, houseAfterMs: 10_000, sameHostAllowed: true };
@@ -159,6 +163,107 @@ describe('Die Liga on Catan', () => {
     const season = (await store!.currentSeason('catan')).id;
     expect((await store!.getRating('catan', season, cem.id))?.games).toBe(2);
   }, 25_000);
+
+  it('gives ten codes arriving at random times their games: groups of three or four, house seats after the wait, every rating moves', async () => {
+    const { port } = await open({ houseAfterMs: 1500 });
+    const more = await store!.addEntries(
+      Array.from({ length: 7 }, (_, i) => ({ name: `Student ${i + 4}`, group: 'T3' })),
+      Date.now(),
+    );
+    await ladder!.reload();
+    const all = [...(await store!.listEntries())];
+    expect(all).toHaveLength(10);
+    expect(more).toHaveLength(7);
+    const rng = Rng.seeded('arrivals');
+    const results = await Promise.all(
+      all.map(async (entry, i) => {
+        await new Promise((r) => setTimeout(r, rng.int(0, 1000)));
+        return { entry, r: await play(port, entry.code, i % 3 === 0 ? 'random' : 'weighted') };
+      }),
+    );
+    for (const { entry, r } of results) {
+      expect(r.message, entry.name).not.toBeNull();
+      expect(r.lobbyTimedOut, entry.name).toBe(false);
+    }
+    await ladder!.settled();
+    const games = await store!.listGames({ game: 'catan' });
+    // Every code in exactly one game, each game of three or four seats (house seats fill up to three).
+    const students = games.flatMap((g) => g.seats.filter((s) => s.side.kind === 'entry').map((s) => s.name));
+    expect(students.sort()).toEqual(all.map((e) => e.name).sort());
+    for (const g of games) {
+      expect(g.seats.length).toBeGreaterThanOrEqual(3);
+      expect(g.seats.length).toBeLessThanOrEqual(4);
+      expect(g.recordId).not.toBeNull();
+      const house = g.seats.filter((s) => s.side.kind === 'house');
+      if (house.length > 0) expect(g.seats).toHaveLength(3);
+      for (const h of house) expect(h.after).toEqual(h.before);
+      for (const s of g.seats) if (s.side.kind === 'entry') expect(s.after.rating, s.name).not.toBe(s.before.rating);
+    }
+    const season = (await store!.currentSeason('catan')).id;
+    for (const e of all) expect((await store!.getRating('catan', season, e.id))?.games, e.name).toBe(1);
+  }, 90_000);
+
+  it.skipIf(!has('cc') || !has('javac') || !has('python3'))('plays the course clients (C, Java, Python) unchanged in one game together, their codes as names, rated', async () => {
+    // No house wait in reach (a cold JVM comes last), and a roomier decision time for it.
+    const { entries, port } = await open({}, 5000);
+    const dir = mkdtempSync(join(tmpdir(), 'liga-catan-clients-'));
+    try {
+      cpSync(resolvePath(import.meta.dirname, '../fixtures/tournament/clients/catan'), dir, { recursive: true });
+      expect(spawnSync('cc', ['-O2', '-o', 'client', 'client.c'], { cwd: join(dir, 'c') }).status).toBe(0);
+      expect(spawnSync('javac', ['-J-XX:TieredStopAtLevel=1', 'Client.java'], { cwd: join(dir, 'java') }).status).toBe(0);
+      const commands: [string, string[], string][] = [
+        ['./client', [], 'c'],
+        ['java', ['-cp', '.', 'Client'], 'java'],
+        ['python3', ['client.py'], 'python'],
+      ];
+      const runs = await Promise.all(
+        commands.map(
+          ([cmd, args, sub], i) =>
+            new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+              const child = spawn(cmd, [...args, '127.0.0.1', String(port), entries[i]!.code], { cwd: join(dir, sub), stdio: ['ignore', 'pipe', 'pipe'] });
+              let out = '';
+              let err = '';
+              child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+              child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+              const kill = setTimeout(() => child.kill('SIGKILL'), 75_000);
+              child.on('close', (code) => {
+                clearTimeout(kill);
+                resolve({ code, out, err });
+              });
+            }),
+        ),
+      );
+      const said = runs.map((r, i) => `${commands[i]![2]}: ${r.out}${r.err.split('\n').filter((l) => !l.startsWith('> ')).join('\n')}`).join('\n');
+      for (const r of runs) {
+        expect(r.code, said).toBe(0);
+        expect(r.out, said).toMatch(/^game over: /m);
+        expect(r.err, said).not.toContain('Fehler');
+      }
+      await ladder!.settled();
+      const games = await store!.listGames({ game: 'catan' });
+      // One game, the three of them, no house seat; each rated once, every rating moved.
+      expect(games, said).toHaveLength(1);
+      const g = games[0]!;
+      expect(g.seats.map((s) => s.name).sort()).toEqual(['Anna Schmidt', 'Ben Müller', 'Cem Yılmaz']);
+      expect(g.seats.every((s) => s.side.kind === 'entry')).toBe(true);
+      for (const s of g.seats) {
+        expect(s.after.games).toBe(1);
+        expect(s.after.rating).not.toBe(s.before.rating);
+        // By the rules: a lower place is the game's, never a timeout, a fault or a disconnect.
+        if (s.reason !== null) expect(s.reason.kind, said).toBe('played');
+      }
+      expect(g.seats.filter((s) => s.score === 1), said).toHaveLength(1);
+      expect(records!.getMatch(g.recordId!)?.seats.map((s) => s.name).sort()).toEqual(['Anna Schmidt', 'Ben Müller', 'Cem Yılmaz']);
+      // Each client saw the same end, its own code nowhere in another's output.
+      const ends = runs.map((r) => /^game over: (.*)$/m.exec(r.out)![1]);
+      expect(new Set(ends).size, said).toBe(1);
+      runs.forEach((r, i) => {
+        for (const [j, e] of entries.entries()) if (j !== i) expect(r.out + r.err).not.toContain(e.code);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('rates a client that closes its connection in the game last, for a disconnect', async () => {
     const { entries, port } = await open();

@@ -1,3 +1,8 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
@@ -105,6 +110,17 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
   }
 }
 
+/** A free UDP port on 127.0.0.1 (a course client takes its port on the command line). */
+async function freeUdpPort(): Promise<number> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  const { port } = socket.address();
+  await new Promise<void>((resolve) => socket.close(resolve));
+  return port;
+}
+
+const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
+
 const ended = (s: Student) => s.events.some((e) => e.type === 'game-over' || e.type === 'aborted');
 
 describe('Die Liga on Connect Four', () => {
@@ -169,6 +185,159 @@ describe('Die Liga on Connect Four', () => {
     const wire = match.wire.map((w) => w.data).join('\n');
     expect(wire).toContain('"clientname":"(Liga-Code)"');
     for (const e of entries.slice(0, 2)) expect(wire).not.toContain(e.code);
+  }, 20_000);
+
+  it('gives ten codes, five inviting the Liga peer and five only announcing, at random times, every one a rated game', async () => {
+    // No house wait in reach: an inviter meets an announcer through the Liga peer (a relayed game).
+    const { liga } = await open();
+    const more = await store!.addEntries(
+      Array.from({ length: 7 }, (_, i) => ({ name: `Student ${i + 4}`, group: 'T3' })),
+      Date.now(),
+    );
+    await ladder!.reload();
+    const all = [...(await store!.listEntries())];
+    expect(all).toHaveLength(10);
+    expect(more).toHaveLength(7);
+    const season = (await store!.currentSeason('connect4')).id;
+    const rated = async (): Promise<number[]> => {
+      await ladder!.settled();
+      return Promise.all(all.map(async (e) => (await store!.getRating('connect4', season, e.id))?.games ?? 0));
+    };
+    let done = false;
+    const rng = Rng.seeded('arrivals');
+    const students = await Promise.all(
+      all.map(async (entry, i) => {
+        await new Promise((r) => setTimeout(r, rng.int(0, 1000)));
+        const inviter = i % 2 === 0;
+        const s = await student(entry.code, i % 4 < 2 ? 'strong' : 'easy', inviter ? [] : [liga]);
+        // An inviter invites again after each game (an announcer comes back by itself), so that an
+        // announcer who played once cannot leave another without an inviter.
+        if (inviter) {
+          const again = async (): Promise<void> => {
+            while (!done) {
+              if (s.udp.peer.phase === 'lobby') s.udp.peer.invite({ address: '127.0.0.1', port: liga });
+              await new Promise((r) => setTimeout(r, 200));
+            }
+          };
+          void again();
+        }
+        return { entry, inviter, s };
+      }),
+    );
+    cleanups.push(() => {
+      done = true;
+    });
+    try {
+      await until(async () => (await rated()).every((n) => n >= 1), 'every code to be rated', 45_000);
+      // The ladder rates a game at its last move; the loser's peer sees that move a moment later.
+      await until(() => students.every(({ s }) => s.events.some((e) => e.type === 'game-over')), 'every peer to see its game end', 10_000);
+    } finally {
+      done = true;
+    }
+    for (const { entry, inviter, s } of students) {
+      const started = s.events.find((e) => e.type === 'game-started');
+      expect(started, entry.name).toMatchObject({ game: { localPlayer: inviter ? 0 : 1 } });
+    }
+    // In every game the seats are where the protocol puts them: the inviter first; both students.
+    const games = await store!.listGames({ game: 'connect4' });
+    expect(games.length).toBeGreaterThanOrEqual(5);
+    for (const g of games) {
+      expect(g.recordId).not.toBeNull();
+      for (const [i, seat] of g.seats.entries()) {
+        expect(seat.side.kind, seat.name).toBe('entry');
+        const id = seat.side.kind === 'entry' ? seat.side.entryId : '';
+        expect(students.find((x) => x.entry.id === id)!.inviter, seat.name).toBe(i === 0);
+        if (seat.score === 1) expect(seat.after.rating).toBeGreaterThan(seat.before.rating);
+        else if (seat.score === 0) expect(seat.after.rating).toBeLessThan(seat.before.rating);
+      }
+    }
+  }, 90_000);
+
+  const langs = [
+    { lang: 'c', tool: 'cc' },
+    { lang: 'java', tool: 'javac' },
+    { lang: 'python', tool: 'python3' },
+  ].filter((l) => has(l.tool));
+  it.skipIf(langs.length === 0)('plays the course clients (C, Java, Python) unchanged, their code as the client name, inviting the Liga peer: each game rated', async () => {
+    // Each course client invites (it moves first) and meets one of our announcing students through
+    // the Liga peer; no house wait in reach (see the skipped test below).
+    const { entries, liga } = await open();
+    const ours = await store!.addEntries(
+      Array.from({ length: langs.length }, (_, i) => ({ name: `Student ${i + 4}`, group: 'T3' })),
+      Date.now(),
+    );
+    await ladder!.reload();
+    for (const e of ours) await student(e.code, 'easy', [liga]);
+    const dir = mkdtempSync(path.join(tmpdir(), 'liga-c4-clients-'));
+    const children: ReturnType<typeof spawn>[] = [];
+    try {
+      cpSync(path.resolve(import.meta.dirname, '../fixtures/tournament/clients/connect4'), dir, { recursive: true });
+      if (has('cc')) expect(spawnSync('cc', ['-O2', '-o', 'client', 'client.c'], { cwd: path.join(dir, 'c') }).status).toBe(0);
+      if (has('javac')) expect(spawnSync('javac', ['-J-XX:TieredStopAtLevel=1', 'Client.java'], { cwd: path.join(dir, 'java') }).status).toBe(0);
+      const runs = await Promise.all(
+        langs.map(async ({ lang }, i) => {
+          const port = await freeUdpPort();
+          const args = ['127.0.0.1', String(port), `127.0.0.1:${liga}`, entries[i]!.code];
+          const [cmd, pre] = lang === 'c' ? ['./client', []] : lang === 'java' ? ['java', ['-cp', '.', 'Client']] : ['python3', ['client.py']];
+          const child = spawn(cmd, [...pre, ...args], { cwd: path.join(dir, lang), stdio: ['ignore', 'pipe', 'pipe'] });
+          children.push(child);
+          let out = '';
+          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+          const code = await new Promise<number | null>((resolve) => {
+            const kill = setTimeout(() => child.kill('SIGKILL'), 60_000);
+            child.on('close', (c) => {
+              clearTimeout(kill);
+              resolve(c);
+            });
+          });
+          return { lang, code, out };
+        }),
+      );
+      const said = runs.map((r) => `${r.lang}: ${r.out}`).join('\n');
+      for (const r of runs) {
+        expect(r.code, said).toBe(0);
+        // It invited, so it is player 1 and moved first.
+        expect(r.out, said).toMatch(/^game over: (win|loss|draw) as player 1, moves [1-7]{7,42}$/m);
+      }
+      const season = (await store!.currentSeason('connect4')).id;
+      await ladder!.settled();
+      for (const e of entries.slice(0, langs.length)) expect((await store!.getRating('connect4', season, e.id))?.games, said).toBe(1);
+      const games = await store!.listGames({ game: 'connect4' });
+      for (const [i, r] of runs.entries()) {
+        const mine = games.filter((g) => g.seats[0]!.side.kind === 'entry' && g.seats[0]!.side.entryId === entries[i]!.id);
+        // One game, the course client in seat 0 (it invited), one of ours in seat 1.
+        expect(mine, said).toHaveLength(1);
+        const g = mine[0]!;
+        expect(ours.map((e) => e.name)).toContain(g.seats[1]!.name);
+        // By the rules: a loss is on the board, never a timeout, an invalid move or a protocol error.
+        for (const s of g.seats) if (s.reason !== null) expect(s.reason.kind, said).toBe('played');
+        // The client agrees with the ladder: the moves in its line are the record's, and so is the result.
+        const line = /^game over: (win|loss|draw) as player 1, moves ([1-7]+)$/m.exec(r.out)!;
+        expect((records!.getMatch(g.recordId!)!.result as { moves: string }).moves, said).toBe(line[2]);
+        expect(g.seats[0]!.score, said).toBe(line[1] === 'win' ? 1 : line[1] === 'loss' ? 0 : 0.5);
+      }
+    } finally {
+      for (const c of children) c.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  // Its first move came in while it waited, before the game existed (it once got no answer: the
+  // house level waited for a 'your-turn' that had already passed, and the student was rated a
+  // 'disconnect' when its peer gave up).
+  it('gives an inviting code alone a house level after the wait; the house answers its first move', async () => {
+    const { entries, liga } = await open({ houseAfterMs: 300 });
+    const anna = entries[0]!;
+    const a = await student(anna.code, 'easy', []);
+    expect(a.udp.peer.invite({ address: '127.0.0.1', port: liga }).ok).toBe(true);
+    await until(() => ended(a), 'the house game to end', 15_000);
+    expect(a.events.some((e) => e.type === 'game-over')).toBe(true);
+    await ladder!.settled();
+    const [g] = await store!.listGames({ entryId: anna.id });
+    expect(g?.seats[0]?.name).toBe('Anna Schmidt');
+    expect(g?.seats[1]?.side.kind).toBe('house');
+    for (const s of g!.seats) if (s.reason !== null) expect(s.reason.kind).toBe('played');
   }, 20_000);
 
   it('gives a code alone a house level after the wait; it is invited, so the house moves first', async () => {

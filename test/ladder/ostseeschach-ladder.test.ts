@@ -1,12 +1,14 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
 import { RecordStore } from '../../src/core/records.js';
+import { Rng } from '../../src/core/rng.js';
 import { greedyBot } from '../../src/games/ostseeschach/bots/greedy.js';
 import { randomBot } from '../../src/games/ostseeschach/bots/random.js';
 import type { Bot } from '../../src/games/ostseeschach/bots/types.js';
@@ -45,7 +47,7 @@ afterEach(async () => {
   wireSeen.length = 0;
 });
 
-async function open(settings: Partial<LadderSettings> = {}): Promise<{ entries: RosterEntry[]; port: number }> {
+async function open(settings: Partial<LadderSettings> = {}, softTimeoutMs = 2000): Promise<{ entries: RosterEntry[]; port: number }> {
   const o = await fixture.open(
     async (r) => {
       // Every wire line the record store is given (a connection's lines outside a game too).
@@ -55,7 +57,7 @@ async function open(settings: Partial<LadderSettings> = {}): Promise<{ entries: 
         add(e);
       };
       // A short join timeout: a client waiting for its ladder game must not be closed by it.
-      const s = createOstseeschachServer({ port: 0, log: silentLogger, store: r, seed: 'liga', joinTimeoutMs: 400 });
+      const s = createOstseeschachServer({ port: 0, log: silentLogger, store: r, seed: 'liga', joinTimeoutMs: 400, softTimeoutMs, hardTimeoutMs: Math.max(10_000, 4 * softTimeoutMs) });
       await s.start();
       return s;
     },
@@ -73,6 +75,23 @@ async function open(settings: Partial<LadderSettings> = {}): Promise<{ entries: 
 /** Our client as a student's: `bot ostseeschach -r <reservation>`, in-process. */
 function play(port: number, reservation: string, bot: Bot): Promise<ClientOutcome> {
   return playOnServer({ host: '127.0.0.1', port, join: { kind: 'prepared', reservationCode: reservation }, bot, budgetMs: 200, seed: reservation });
+}
+
+const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
+
+/** Runs a course client to its end (killed after 60 s): its exit code and everything it printed. */
+function runClient(cmd: string, args: string[], cwd: string): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const kill = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (code) => {
+      clearTimeout(kill);
+      resolve({ code, out });
+    });
+  });
 }
 
 /** A raw connection: what the server sent so far, and a wait for more. */
@@ -147,6 +166,116 @@ describe('Die Liga on Ostseeschach', () => {
     // Each played ONE (seat 0, first to move) twice.
     expect(await store!.seatCounts('ostseeschach', season, anna.id)).toEqual([2, 2]);
   }, 15_000);
+
+  it('gives ten reservations arriving at random times their games, none waiting much past the house wait, each rated once', async () => {
+    const { port } = await open({ houseAfterMs: 1500 });
+    const more = await store!.addEntries(
+      Array.from({ length: 7 }, (_, i) => ({ name: `Student ${i + 4}`, group: 'T3' })),
+      Date.now(),
+    );
+    await ladder!.reload();
+    const all = [...(await store!.listEntries())];
+    expect(all).toHaveLength(10);
+    expect(more).toHaveLength(7);
+    const rng = Rng.seeded('arrivals');
+    const waits: number[] = [];
+    const outcomes = await Promise.all(
+      all.map(async (entry, i) => {
+        await new Promise((r) => setTimeout(r, rng.int(0, 1000)));
+        const asked = Date.now();
+        let joined = false;
+        const r = await playOnServer({
+          host: '127.0.0.1',
+          port,
+          join: { kind: 'prepared', reservationCode: entry.reservation },
+          bot: i % 2 === 0 ? greedyBot : randomBot,
+          budgetMs: 200,
+          seed: entry.reservation,
+          onPacket: (p) => {
+            if (p.type === 'joined' && !joined) {
+              joined = true;
+              waits.push(Date.now() - asked);
+            }
+          },
+        });
+        return { entry, r };
+      }),
+    );
+    for (const { entry, r } of outcomes) {
+      expect(r.errors, entry.name).toEqual([]);
+      expect(r.roomId, entry.name).not.toBeNull();
+      expect(r.result, entry.name).not.toBeNull();
+      expect(r.result!.scores.map((s) => s.name), entry.name).toContain(entry.name);
+    }
+    expect(waits).toHaveLength(10);
+    // The house wait, the pairing tick and a loaded machine's slack.
+    expect(Math.max(...waits)).toBeLessThan(1500 + 3000);
+    await ladder!.settled();
+    const season = (await store!.currentSeason('ostseeschach')).id;
+    for (const entry of all) expect((await store!.getRating('ostseeschach', season, entry.id))?.games, entry.name).toBe(1);
+    // Every game is counted once: ten seats of students in all, each student in exactly one game.
+    const games = await store!.listGames({ game: 'ostseeschach' });
+    const seats = games.flatMap((g) => g.seats.filter((s) => s.side.kind === 'entry').map((s) => s.name));
+    expect(seats.sort()).toEqual(all.map((e) => e.name).sort());
+    for (const g of games) {
+      expect(g.recordId).not.toBeNull();
+      for (const s of g.seats) {
+        if (s.side.kind === 'house') expect(s.after).toEqual(s.before);
+        else if (s.score === 1) expect(s.after.rating).toBeGreaterThan(s.before.rating);
+        else if (s.score === 0) expect(s.after.rating).toBeLessThan(s.before.rating);
+      }
+    }
+  }, 60_000);
+
+  const langs = [
+    { lang: 'c', tool: 'cc' },
+    { lang: 'java', tool: 'javac' },
+    { lang: 'python', tool: 'python3' },
+  ].filter((l) => has(l.tool));
+  it.skipIf(langs.length === 0)('plays the course clients (C, Java, Python) unchanged with their reservations: paired, exit 0, rated by the rules', async () => {
+    // The house wait long enough for the clients to find each other; a roomier move time for a cold JVM.
+    const { entries, port } = await open({ houseAfterMs: 4000 }, 5000);
+    const dir = mkdtempSync(join(tmpdir(), 'liga-os-clients-'));
+    try {
+      cpSync(resolvePath(import.meta.dirname, '../fixtures/tournament/clients/ostseeschach'), dir, { recursive: true });
+      const runs = langs.map(({ lang }, i) => {
+        const code = entries[i]!.reservation;
+        const args = ['-h', '127.0.0.1', '-p', String(port), '-r', code, '-s', String(7 + i)];
+        if (lang === 'c') {
+          expect(spawnSync('cc', ['-O2', '-o', 'client', 'client.c'], { cwd: join(dir, 'c') }).status).toBe(0);
+          return runClient('./client', args, join(dir, 'c'));
+        }
+        if (lang === 'java') {
+          expect(spawnSync('javac', ['-J-XX:TieredStopAtLevel=1', 'Client.java'], { cwd: join(dir, 'java') }).status).toBe(0);
+          return runClient('java', ['-cp', '.', 'Client', ...args], join(dir, 'java'));
+        }
+        return runClient('python3', ['client.py', ...args], join(dir, 'python'));
+      });
+      // With one course client only, our bot is its opponent.
+      const ours = langs.length === 1 ? play(port, entries[2]!.reservation, randomBot) : null;
+      const done = await Promise.all(runs);
+      const all = done.map((d) => d.out).join('\n');
+      done.forEach((d, i) => {
+        expect(d.code, `${langs[i]!.lang}: ${d.out}`).toBe(0);
+        expect(d.out, langs[i]!.lang).toMatch(/^game over after turn \d+: I am (ONE|TWO), winner (ONE|TWO|none)$/m);
+      });
+      if (ours !== null) expect((await ours).errors).toEqual([]);
+      await ladder!.settled();
+      const games = await store!.listGames({ game: 'ostseeschach' });
+      const players = langs.length === 1 ? 2 : langs.length;
+      const season = (await store!.currentSeason('ostseeschach')).id;
+      for (const e of entries.slice(0, players)) expect((await store!.getRating('ostseeschach', season, e.id))?.games, all).toBe(1);
+      // At least one game between two of them (the third, if any, may have had the house bot).
+      expect(games.filter((g) => g.seats.every((s) => s.side.kind === 'entry')).length, all).toBeGreaterThanOrEqual(1);
+      for (const g of games) {
+        expect(records!.getMatch(g.recordId!)?.status).toBe('finished');
+        // By the rules: a loss is on the board, never a timeout, a rule violation or a protocol error.
+        for (const s of g.seats) if (s.reason !== null) expect(s.reason.kind, all).toBe('played');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('gives a reservation that waits alone a house bot after the wait, rated against the bot’s fixed anchor', async () => {
     const { entries, port } = await open({ houseAfterMs: 700 });
