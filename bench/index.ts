@@ -33,6 +33,7 @@ const benches: [game: string, file: string, args: string[]][] = [
   // Die Liga (issue 34): 200 clients for a minute here; the issue's 10 minutes are in `npm run soak -- ladder`.
   ['ladder', 'ladder.ts', ['--clients', '200', '--seconds', '60']],
   ['ladder', 'ladder-anchors.ts', ['--games', '30']],
+  ['ladder', 'ladder-anchors.ts', ['--game', 'ostseeschach', '--games', '40']],
 ];
 
 const only = process.argv.slice(2);

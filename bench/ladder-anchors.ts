@@ -1,13 +1,19 @@
-// `npm run bench -- ladder`: where Die Liga's Dame house levels stand against each other (issue 34:
+// `npm run bench -- ladder`: where Die Liga's house levels stand against each other (issue 34:
 // "house bot levels have fixed, anchored ratings"). Every pair of levels plays N games in-process
-// (colours alternate, four random plies to open), a Bradley–Terry fit of all games gives each level
-// a rating on the Elo scale, shifted so that depth4 sits at its anchor; the table shows them beside
-// the anchors src/ladder/ratings.ts uses. The full engine (the server's move time) is too slow to
-// calibrate here and keeps its provisional anchor.
-//   npx tsx bench/ladder-anchors.ts [--games 20] [--fast-ms 100]
+// (colours alternate; Dame: four random plies to open; Ostseeschach: a seeded start layout per two
+// games, both colours), a Bradley–Terry fit of all games gives each level a rating on the Elo
+// scale, shifted so that the reference level sits at its anchor (Dame depth4, Ostseeschach
+// engine-fast, both 1500); the table shows them beside the anchors src/ladder/ratings.ts uses. The full engines
+// (the server's move time) are too slow to calibrate here and keep their provisional anchors.
+//   npx tsx bench/ladder-anchors.ts [--game dame|ostseeschach] [--games 20] [--fast-ms 100]
 import { Rng } from '../src/core/rng.js';
 import { createDameBot, engineBot, type DameBot } from '../src/games/dame/bots/index.js';
-import { playGame, points } from '../src/games/dame/bots/arena.js';
+import { playGame as playDame, points } from '../src/games/dame/bots/arena.js';
+import { createEngineBot, randomBot, type Bot } from '../src/games/ostseeschach/bots/index.js';
+import { greedyBot } from '../src/games/ostseeschach/bots/greedy.js';
+import { gameWinner, playGame as playChess } from '../src/games/ostseeschach/bots/play.js';
+import { createStart } from '../src/games/ostseeschach/setup.js';
+import type { LadderGame } from '../src/ladder/types.js';
 import { HOUSE_LEVELS } from '../src/ladder/ratings.js';
 import { bradleyTerry, type PairGame } from '../src/tournament/ratings.js';
 
@@ -15,17 +21,63 @@ function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 }
+const gameArg = process.argv.indexOf('--game');
+const game = (gameArg > 0 ? process.argv[gameArg + 1] : 'dame') as LadderGame;
+if (game !== 'dame' && game !== 'ostseeschach') throw new Error('--game dame or --game ostseeschach');
 
 const games = arg('games', 20);
 const fastMs = arg('fast-ms', 100);
-const levels: { id: string; make: () => DameBot }[] = [
-  { id: 'random', make: () => createDameBot('random') },
-  { id: 'greedy', make: () => createDameBot('greedy') },
-  { id: 'depth2', make: () => createDameBot('depth2') },
-  { id: 'depth4', make: () => createDameBot('depth4') },
-  { id: 'engine-fast', make: () => engineBot() },
-];
 
+/** A level: its id in HOUSE_LEVELS and how one game against another level goes (1, ½, 0 for it). */
+interface Level {
+  id: string;
+  play: (other: Level, g: number, first: boolean) => number;
+}
+
+const dameLevel = (id: string, make: () => DameBot): Level & { make: () => DameBot } => ({
+  id,
+  make,
+  play(other, g, first) {
+    const o = other as Level & { make: () => DameBot };
+    const rng = Rng.seeded(`${id}-${other.id}-${g}`);
+    const rec = playDame(first ? make() : o.make(), first ? o.make() : make(), { budgetMs: fastMs, rng, randomPlies: 4, maxPlies: 400 });
+    return points(rec.result, first ? 'white' : 'black');
+  },
+});
+
+const chessLevel = (id: string, make: () => Bot): Level & { make: () => Bot } => ({
+  id,
+  make,
+  play(other, g, first) {
+    const o = other as Level & { make: () => Bot };
+    // Two games a layout, one with each colour.
+    const start = createStart(Rng.seeded(`anchors-${id < other.id ? id : other.id}-${id < other.id ? other.id : id}-${g >> 1}`));
+    const mine = make();
+    const theirs = o.make();
+    const rec = playChess(start, first ? { ONE: mine, TWO: theirs } : { ONE: theirs, TWO: mine }, fastMs, Rng.seeded(`${id}-${other.id}-${g}`));
+    const winner = gameWinner(rec);
+    return winner === null ? 0.5 : (winner === 'ONE') === first ? 1 : 0;
+  },
+});
+
+const LEVELS: Record<'dame' | 'ostseeschach', { reference: string; levels: Level[] }> = {
+  dame: {
+    reference: 'depth4',
+    levels: [
+      dameLevel('random', () => createDameBot('random')),
+      dameLevel('greedy', () => createDameBot('greedy')),
+      dameLevel('depth2', () => createDameBot('depth2')),
+      dameLevel('depth4', () => createDameBot('depth4')),
+      dameLevel('engine-fast', () => engineBot()),
+    ],
+  },
+  ostseeschach: {
+    reference: 'engine-fast',
+    levels: [chessLevel('random', () => randomBot), chessLevel('greedy', () => greedyBot), chessLevel('engine-fast', () => createEngineBot())],
+  },
+};
+
+const { reference, levels } = LEVELS[game];
 const played: PairGame[] = [];
 const started = Date.now();
 for (let i = 0; i < levels.length; i++) {
@@ -34,10 +86,7 @@ for (let i = 0; i < levels.length; i++) {
     const b = levels[j]!;
     let score = 0;
     for (let g = 0; g < games; g++) {
-      const aWhite = g % 2 === 0;
-      const rng = Rng.seeded(`${a.id}-${b.id}-${g}`);
-      const rec = playGame(aWhite ? a.make() : b.make(), aWhite ? b.make() : a.make(), { budgetMs: fastMs, rng, randomPlies: 4, maxPlies: 400 });
-      const s = points(rec.result, aWhite ? 'white' : 'black');
+      const s = a.play(b, g, g % 2 === 0);
       score += s;
       played.push({ a: a.id, b: b.id, score: s });
     }
@@ -45,12 +94,12 @@ for (let i = 0; i < levels.length; i++) {
   }
 }
 const fit = bradleyTerry(played, { prior: 1 });
-const anchors = new Map(HOUSE_LEVELS.dame.map((l) => [l.id, l.rating]));
-const shift = (anchors.get('depth4') ?? 1500) - fit.find((r) => r.name === 'depth4')!.rating;
+const anchors = new Map(HOUSE_LEVELS[game].map((l) => [l.id, l.rating]));
+const shift = (anchors.get(reference) ?? 1500) - fit.find((r) => r.name === reference)!.rating;
 process.stdout.write(
   [
-    `Dame house levels, ${games} games a pair, ${fastMs} ms a move for the engine, ${((Date.now() - started) / 1000).toFixed(0)} s`,
-    '| level | measured (depth4 at its anchor) | 95 % interval | anchor in ratings.ts |',
+    `${game} house levels, ${games} games a pair, ${fastMs} ms a move for the engine, ${reference} at its anchor, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    `| level | measured (${reference} at its anchor) | 95 % interval | anchor in ratings.ts |`,
     '|---|---|---|---|',
     ...levels.map((l) => {
       const r = fit.find((x) => x.name === l.id)!;

@@ -260,7 +260,7 @@ describe('Die Liga on Connect Four', () => {
   ].filter((l) => has(l.tool));
   it.skipIf(langs.length === 0)('plays the course clients (C, Java, Python) unchanged, their code as the client name, inviting the Liga peer: each game rated', async () => {
     // Each course client invites (it moves first) and meets one of our announcing students through
-    // the Liga peer; no house wait in reach (see the skipped test below).
+    // the Liga peer; no house wait in reach (a minute here).
     const { entries, liga } = await open();
     const ours = await store!.addEntries(
       Array.from({ length: langs.length }, (_, i) => ({ name: `Student ${i + 4}`, group: 'T3' })),
