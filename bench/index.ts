@@ -34,6 +34,7 @@ const benches: [game: string, file: string, args: string[]][] = [
   ['ladder', 'ladder.ts', ['--clients', '200', '--seconds', '60']],
   ['ladder', 'ladder-anchors.ts', ['--games', '30']],
   ['ladder', 'ladder-anchors.ts', ['--game', 'ostseeschach', '--games', '40']],
+  ['ladder', 'ladder-anchors.ts', ['--game', 'connect4', '--games', '40']],
 ];
 
 const only = process.argv.slice(2);

@@ -5,10 +5,13 @@
 // scale, shifted so that the reference level sits at its anchor (Dame depth4, Ostseeschach
 // engine-fast, both 1500); the table shows them beside the anchors src/ladder/ratings.ts uses. The full engines
 // (the server's move time) are too slow to calibrate here and keep their provisional anchors.
-//   npx tsx bench/ladder-anchors.ts [--game dame|ostseeschach] [--games 20] [--fast-ms 100]
+// Connect Four: two random plies to open, strong held at 1500, perfect within 1 s a move.
+//   npx tsx bench/ladder-anchors.ts [--game dame|ostseeschach|connect4] [--games 20] [--fast-ms 100]
 import { Rng } from '../src/core/rng.js';
 import { createDameBot, engineBot, type DameBot } from '../src/games/dame/bots/index.js';
 import { playGame as playDame, points } from '../src/games/dame/bots/arena.js';
+import { chooseMove, type BotLevel } from '../src/games/connect4/bots/index.js';
+import { apply as applyC4, initialState, legalMoves, status as statusC4, type C4State } from '../src/games/connect4/rules.js';
 import { createEngineBot, randomBot, type Bot } from '../src/games/ostseeschach/bots/index.js';
 import { greedyBot } from '../src/games/ostseeschach/bots/greedy.js';
 import { gameWinner, playGame as playChess } from '../src/games/ostseeschach/bots/play.js';
@@ -23,7 +26,7 @@ function arg(name: string, fallback: number): number {
 }
 const gameArg = process.argv.indexOf('--game');
 const game = (gameArg > 0 ? process.argv[gameArg + 1] : 'dame') as LadderGame;
-if (game !== 'dame' && game !== 'ostseeschach') throw new Error('--game dame or --game ostseeschach');
+if (game !== 'dame' && game !== 'ostseeschach' && game !== 'connect4') throw new Error('--game dame, ostseeschach or connect4');
 
 const games = arg('games', 20);
 const fastMs = arg('fast-ms', 100);
@@ -60,7 +63,33 @@ const chessLevel = (id: string, make: () => Bot): Level & { make: () => Bot } =>
   },
 });
 
-const LEVELS: Record<'dame' | 'ostseeschach', { reference: string; levels: Level[] }> = {
+/** Connect Four: two random plies to open (seeded per two games), then the levels; perfect within 1 s a move. */
+const c4Level = (id: BotLevel): Level => ({
+  id,
+  play(other, g, first) {
+    const opening = Rng.seeded(`anchors-c4-${id < other.id ? id : other.id}-${id < other.id ? other.id : id}-${g >> 1}`);
+    let state: C4State = initialState();
+    for (let i = 0; i < 2; i++) {
+      const moves = legalMoves(state);
+      state = unwrap(applyC4(state, moves[opening.int(0, moves.length - 1)]!));
+    }
+    const rng = Rng.seeded(`${id}-${other.id}-${g}`);
+    // After two plies player 0 (who moved first) is to move again: `first` plays player 0.
+    for (let s = statusC4(state); s.kind === 'running'; s = statusC4(state)) {
+      const level = (s.toMove === 0) === first ? id : (other.id as BotLevel);
+      state = unwrap(applyC4(state, chooseMove(state, level, rng, { timeBudgetMs: 1000 })));
+    }
+    const end = statusC4(state);
+    return end.kind === 'won' ? ((end.winner === 0) === first ? 1 : 0) : 0.5;
+  },
+});
+
+function unwrap<T>(r: { ok: true; value: T } | { ok: false; error: unknown }): T {
+  if (!r.ok) throw new Error(`illegal move: ${JSON.stringify(r.error)}`);
+  return r.value;
+}
+
+const LEVELS: Record<'dame' | 'ostseeschach' | 'connect4', { reference: string; levels: Level[] }> = {
   dame: {
     reference: 'depth4',
     levels: [
@@ -75,6 +104,7 @@ const LEVELS: Record<'dame' | 'ostseeschach', { reference: string; levels: Level
     reference: 'engine-fast',
     levels: [chessLevel('random', () => randomBot), chessLevel('greedy', () => greedyBot), chessLevel('engine-fast', () => createEngineBot())],
   },
+  connect4: { reference: 'strong', levels: [c4Level('easy'), c4Level('strong'), c4Level('perfect')] },
 };
 
 const { reference, levels } = LEVELS[game];

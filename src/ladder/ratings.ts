@@ -168,7 +168,9 @@ function levels(
  * depth4 held at 1500, rounded; docs/benchmarks.md) but for the full engine, which is too slow to
  * calibrate there and sits above the 100 ms engine. Ostseeschach's the same way
  * (`--game ostseeschach`, 40 games a pair, engine-fast held at 1500: random 160, greedy 730, rounded
- * to 200 and 750; the full engine's 1900 is not measured). Connect Four's, Mia's and Catan's are
+ * to 200 and 750; the full engine's 1900 is not measured), and Connect Four's (`--game connect4`,
+ * 40 games a pair after two random plies, strong held at 1500: easy 700, perfect 1761 — the
+ * solver cannot win every opening two random plies leave it; rounded 1750). Mia's and Catan's are
  * still educated guesses: the right order and plausible gaps, until their levels are measured. Ids are unique within a game (an entry id starts with
  * `e_`, so they never collide with one) and are what a record's `{ kind: 'house', level }` holds.
  * Each game's levels are sorted by rating.
@@ -189,9 +191,9 @@ export const HOUSE_LEVELS: Readonly<Record<LadderGame, readonly HouseLevel[]>> =
     ['engine', 'Engine (full move time)', 1900],
   ]),
   connect4: levels('connect4', [
-    ['easy', 'Easy', 900],
+    ['easy', 'Easy', 700],
     ['strong', 'Strong', 1500],
-    ['perfect', 'Perfect (solver)', 2300],
+    ['perfect', 'Perfect (solver)', 1750],
   ]),
   // Mia's bot adapts to its opponent, so one level stands for it.
   mia: levels('mia', [['house', 'House bot', 1500]]),

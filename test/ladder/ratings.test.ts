@@ -415,14 +415,14 @@ describe('establishment and intervals', () => {
 });
 
 describe('house levels', () => {
-  it('has the anchors for every ladder game (Dame and Ostseeschach measured), sorted by rating, RD 50', () => {
+  it('has the anchors for every ladder game (Dame, Ostseeschach and Connect Four measured), sorted by rating, RD 50', () => {
     const table = Object.fromEntries(
       LADDER_GAMES.map((game) => [game, HOUSE_LEVELS[game].map((l) => `${l.id}:${l.rating}`).join(' ')]),
     );
     expect(table).toEqual({
       dame: 'random:100 greedy:600 depth2:1100 depth4:1500 engine-fast:2000 engine:2300',
       ostseeschach: 'random:200 greedy:750 engine-fast:1500 engine:1900',
-      connect4: 'easy:900 strong:1500 perfect:2300',
+      connect4: 'easy:700 strong:1500 perfect:1750',
       mia: 'house:1500',
       catan: 'random:900 weighted:1300 search:1700',
     });
