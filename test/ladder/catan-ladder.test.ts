@@ -18,7 +18,7 @@ import type { LadderStore } from '../../src/ladder/store.js';
 import type { RosterEntry } from '../../src/ladder/types.js';
 import { serve } from '../../src/serve.js';
 import { RawClient } from '../games/catan/tcp.js';
-import { LadderFixture } from './fixture.js';
+import { has, LadderFixture, tenStudents } from './fixture.js';
 
 /**
  * Die Liga on Catan (issue 34): students' clients connect unchanged to the ladder port and give
@@ -70,7 +70,6 @@ async function play(port: number, code: string, strategy: 'random' | 'weighted')
   return client.done;
 }
 
-const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
 
 const waiter = (ticket: string, rating: number, since = 0): Waiter => ({ ticket, entryId: `e_${ticket}`, rating, rd: 100, since, seat: null, lastOpponent: null, seats: [0, 0], host: ticket });
 const options = { window: 150, widenPerSecond: 40, houseAfterMs: 10_000, sameHostAllowed: true };
@@ -166,14 +165,7 @@ describe('Die Liga on Catan', () => {
 
   it('gives ten codes arriving at random times their games: groups of three or four, house seats after the wait, every rating moves', async () => {
     const { port } = await open({ houseAfterMs: 1500 });
-    const more = await store!.addEntries(
-      Array.from({ length: 7 }, (_, i) => ({ name: `Student ${i + 4}`, group: 'T3' })),
-      Date.now(),
-    );
-    await ladder!.reload();
-    const all = [...(await store!.listEntries())];
-    expect(all).toHaveLength(10);
-    expect(more).toHaveLength(7);
+    const all = await tenStudents(store!, ladder!);
     const rng = Rng.seeded('arrivals');
     const results = await Promise.all(
       all.map(async (entry, i) => {

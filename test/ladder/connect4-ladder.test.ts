@@ -19,7 +19,7 @@ import { Connect4LadderTable, connect4LossReason } from '../../src/ladder/connec
 import type { Ladder, LadderSettings } from '../../src/ladder/ladder.js';
 import type { LadderStore } from '../../src/ladder/store.js';
 import type { RosterEntry } from '../../src/ladder/types.js';
-import { LadderFixture } from './fixture.js';
+import { has, LadderFixture, tenStudents } from './fixture.js';
 
 /**
  * Die Liga on Connect Four (issue 34): a student's unchanged peer uses its ladder code as its
@@ -119,7 +119,6 @@ async function freeUdpPort(): Promise<number> {
   return port;
 }
 
-const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
 
 const ended = (s: Student) => s.events.some((e) => e.type === 'game-over' || e.type === 'aborted');
 
@@ -190,14 +189,7 @@ describe('Die Liga on Connect Four', () => {
   it('gives ten codes, five inviting the Liga peer and five only announcing, at random times, every one a rated game', async () => {
     // No house wait in reach: an inviter meets an announcer through the Liga peer (a relayed game).
     const { liga } = await open();
-    const more = await store!.addEntries(
-      Array.from({ length: 7 }, (_, i) => ({ name: `Student ${i + 4}`, group: 'T3' })),
-      Date.now(),
-    );
-    await ladder!.reload();
-    const all = [...(await store!.listEntries())];
-    expect(all).toHaveLength(10);
-    expect(more).toHaveLength(7);
+    const all = await tenStudents(store!, ladder!);
     const season = (await store!.currentSeason('connect4')).id;
     const rated = async (): Promise<number[]> => {
       await ladder!.settled();

@@ -14,7 +14,7 @@ import type { Ladder, LadderSettings } from '../../src/ladder/ladder.js';
 import type { LadderStore } from '../../src/ladder/store.js';
 import type { RosterEntry } from '../../src/ladder/types.js';
 import { RawClient } from '../games/dame/raw-client.js';
-import { LadderFixture } from './fixture.js';
+import { has, LadderFixture, runProgram, tenStudents } from './fixture.js';
 
 /**
  * Die Liga on Dame (issue 34): students' clients connect unchanged with their ladder code as the
@@ -128,14 +128,7 @@ describe('Die Liga on Dame', () => {
 
   it('gives ten clients arriving at random times their games, none waiting much past the house wait', async () => {
     const { port } = await open({ houseAfterMs: 1500 });
-    const more = await store!.addEntries(
-      Array.from({ length: 7 }, (_, i) => ({ name: `Student ${i + 4}`, group: 'T3' })),
-      Date.now(),
-    );
-    await ladder!.reload();
-    const all = [...(await store!.listEntries())];
-    expect(all).toHaveLength(10);
-    expect(more).toHaveLength(7);
+    const all = await tenStudents(store!, ladder!);
     const rng = Rng.seeded('arrivals');
     const waits: number[] = [];
     const errors: string[] = [];
@@ -188,7 +181,6 @@ describe('Die Liga on Dame', () => {
     expect(g!.seats.map((s) => s.name)).toEqual(['Ben Müller', 'Anna Schmidt']);
   }, 30_000);
 
-  const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
   it.skipIf(!has('cc') || !has('javac'))('pairs two course clients (the C and the Java fixture) unchanged with each other, their codes as Game-IDs', async () => {
     // A roomier move time: a cold JVM's first moves on a loaded machine.
     const { entries, port } = await open({}, 2000);
@@ -198,21 +190,9 @@ describe('Die Liga on Dame', () => {
       cpSync(path.resolve(import.meta.dirname, '../fixtures/tournament/clients/dame'), dir, { recursive: true });
       expect(spawnSync('cc', ['-O2', '-o', 'client', 'client.c'], { cwd: path.join(dir, 'c') }).status).toBe(0);
       expect(spawnSync('javac', ['Client.java'], { cwd: path.join(dir, 'java') }).status).toBe(0);
-      const run = (cmd: string, args: string[], cwd: string): Promise<{ code: number | null; out: string }> =>
-        new Promise((resolve) => {
-          const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-          let out = '';
-          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-          child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-          const kill = setTimeout(() => child.kill('SIGKILL'), 60_000);
-          child.on('close', (code) => {
-            clearTimeout(kill);
-            resolve({ code, out });
-          });
-        });
       const [c, java] = await Promise.all([
-        run('./client', ['127.0.0.1', String(port), anna.code, '1'], path.join(dir, 'c')),
-        run('java', ['-cp', '.', 'Client', '127.0.0.1', String(port), ben.code, '2'], path.join(dir, 'java')),
+        runProgram('./client', ['127.0.0.1', String(port), anna.code, '1'], path.join(dir, 'c')),
+        runProgram('java', ['-cp', '.', 'Client', '127.0.0.1', String(port), ben.code, '2'], path.join(dir, 'java')),
       ]);
       expect(c.code, c.out).toBe(0);
       expect(java.code, java.out).toBe(0);

@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { silentLogger } from '../../src/core/log.js';
 import { RecordStore } from '../../src/core/records.js';
 import { Ladder, type LadderSettings, type LadderTable, type MultiLadderTable } from '../../src/ladder/ladder.js';
@@ -52,4 +53,34 @@ export class LadderFixture<S extends { stop(): Promise<void> }> {
     await o.store.close();
     o.records.close();
   }
+}
+
+/** Seven more students (`Student 4` … `Student 10`, group T3), the roster read again: all ten. */
+export async function tenStudents(store: LadderStore, ladder: Ladder): Promise<RosterEntry[]> {
+  await store.addEntries(
+    Array.from({ length: 7 }, (_, i) => ({ name: `Student ${i + 4}`, group: 'T3' })),
+    Date.now(),
+  );
+  await ladder.reload();
+  const all = await store.listEntries();
+  if (all.length !== 10) throw new Error(`expected ten students on the roster, found ${all.length}`);
+  return all;
+}
+
+/** Whether `tool` is on the PATH (a course client's compiler or runtime). */
+export const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
+
+/** Runs a course client to its end (killed after `killAfterMs`): its exit code and all it printed. */
+export function runProgram(cmd: string, args: readonly string[], cwd: string, killAfterMs = 60_000): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const kill = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    child.on('close', (code) => {
+      clearTimeout(kill);
+      resolve({ code, out });
+    });
+  });
 }

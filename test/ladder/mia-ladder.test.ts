@@ -14,7 +14,7 @@ import type { Ladder, LadderSettings } from '../../src/ladder/ladder.js';
 import { MiaLadderTable, miaNames, miaOutcome } from '../../src/ladder/mia.js';
 import type { LadderStore } from '../../src/ladder/store.js';
 import type { LadderGameRecord, RosterEntry } from '../../src/ladder/types.js';
-import { LadderFixture } from './fixture.js';
+import { has, LadderFixture, tenStudents } from './fixture.js';
 
 /**
  * Die Liga on Mia (issue 34): a client registers at the Liga port with its ladder code as its
@@ -159,14 +159,7 @@ describe('Die Liga on Mia', () => {
 
   it('plays ten codes at once: every one gets games, and the adaptive bots rise above the random ones', async () => {
     const { port } = await open();
-    const extra = await store!.addEntries(
-      Array.from({ length: 7 }, (_, i) => ({ name: `Student ${i + 1}`, group: 'T3' })),
-      Date.now(),
-    );
-    await ladder!.reload();
-    const all = [...(await store!.listEntries())];
-    expect(all).toHaveLength(10);
-    expect(extra).toHaveLength(7);
+    const all = await tenStudents(store!, ladder!);
     // Five adaptive, five random, registering at random moments within half a second.
     const strategy = (i: number): MiaStrategy => (i % 2 === 0 ? 'adaptive' : 'random');
     await Promise.all(all.map(async (e, i) => {
@@ -187,7 +180,6 @@ describe('Die Liga on Mia', () => {
     expect(mean(0)).toBeGreaterThan(mean(1));
   }, 90_000);
 
-  const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
   it.skipIf(!has('cc') || !has('javac') || !has('python3'))('plays the course clients (C, Java, Python) unchanged, each finding itself by its code, until their codes are revoked', async () => {
     // The course's answer time, roomier: a cold JVM's first answers on a loaded machine.
     const { entries, port } = await open({ houseAfterMs: 3000 }, 1000);

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -22,7 +22,7 @@ import { HOUSE_LEVELS } from '../../src/ladder/ratings.js';
 import type { LadderStore } from '../../src/ladder/store.js';
 import type { RosterEntry } from '../../src/ladder/types.js';
 import { serve } from '../../src/serve.js';
-import { LadderFixture } from './fixture.js';
+import { has, LadderFixture, runProgram, tenStudents } from './fixture.js';
 
 /**
  * Die Liga on Ostseeschach (issue 34): students' clients connect unchanged with their personal
@@ -75,23 +75,6 @@ async function open(settings: Partial<LadderSettings> = {}, softTimeoutMs = 2000
 /** Our client as a student's: `bot ostseeschach -r <reservation>`, in-process. */
 function play(port: number, reservation: string, bot: Bot): Promise<ClientOutcome> {
   return playOnServer({ host: '127.0.0.1', port, join: { kind: 'prepared', reservationCode: reservation }, bot, budgetMs: 200, seed: reservation });
-}
-
-const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
-
-/** Runs a course client to its end (killed after 60 s): its exit code and everything it printed. */
-function runClient(cmd: string, args: string[], cwd: string): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const kill = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', (code) => {
-      clearTimeout(kill);
-      resolve({ code, out });
-    });
-  });
 }
 
 /** A raw connection: what the server sent so far, and a wait for more. */
@@ -169,14 +152,7 @@ describe('Die Liga on Ostseeschach', () => {
 
   it('gives ten reservations arriving at random times their games, none waiting much past the house wait, each rated once', async () => {
     const { port } = await open({ houseAfterMs: 1500 });
-    const more = await store!.addEntries(
-      Array.from({ length: 7 }, (_, i) => ({ name: `Student ${i + 4}`, group: 'T3' })),
-      Date.now(),
-    );
-    await ladder!.reload();
-    const all = [...(await store!.listEntries())];
-    expect(all).toHaveLength(10);
-    expect(more).toHaveLength(7);
+    const all = await tenStudents(store!, ladder!);
     const rng = Rng.seeded('arrivals');
     const waits: number[] = [];
     const outcomes = await Promise.all(
@@ -243,13 +219,13 @@ describe('Die Liga on Ostseeschach', () => {
         const args = ['-h', '127.0.0.1', '-p', String(port), '-r', code, '-s', String(7 + i)];
         if (lang === 'c') {
           expect(spawnSync('cc', ['-O2', '-o', 'client', 'client.c'], { cwd: join(dir, 'c') }).status).toBe(0);
-          return runClient('./client', args, join(dir, 'c'));
+          return runProgram('./client', args, join(dir, 'c'));
         }
         if (lang === 'java') {
           expect(spawnSync('javac', ['-J-XX:TieredStopAtLevel=1', 'Client.java'], { cwd: join(dir, 'java') }).status).toBe(0);
-          return runClient('java', ['-cp', '.', 'Client', ...args], join(dir, 'java'));
+          return runProgram('java', ['-cp', '.', 'Client', ...args], join(dir, 'java'));
         }
-        return runClient('python3', ['client.py', ...args], join(dir, 'python'));
+        return runProgram('python3', ['client.py', ...args], join(dir, 'python'));
       });
       // With one course client only, our bot is its opponent.
       const ours = langs.length === 1 ? play(port, entries[2]!.reservation, randomBot) : null;
