@@ -101,17 +101,24 @@ describe('Dame in a browser', () => {
     const row = page.locator(`[data-testid="dame-recent-row"][data-game-id="${id}"]`);
     await expect.poll(() => row.count()).toBe(1);
     expect(await row.getByTestId('dame-recent-result').textContent()).toMatch(/won|draw/);
-    expect(await board.getAttribute('data-board')).toBe(server.getGame(id)!.board.join('/'));
+    await expect.poll(() => board.getAttribute('data-board'), { timeout: 10_000 }).toBe(server.getGame(id)!.board.join('/'));
     // The record page shows the client's wire log.
     const matchId = server.getGame(id)!.matchId!;
     await row.getByTestId('dame-recent-link').click();
     await expect.poll(() => page.url()).toContain(`#/matches/${matchId}`);
     await expect.poll(() => page.getByTestId('wire-line').count()).toBeGreaterThan(20);
     expect((await page.getByTestId('wire-line').allTextContents()).some((l) => l.includes('PLAY '))).toBe(true);
-    // The log comes in pages: the game's end is on the last one.
-    if ((await page.getByTestId('wire-pager-last').count()) > 0) await page.getByTestId('wire-pager-last').click();
+    // The log comes in pages: the game's end is on the last one (on a loaded machine the pager and
+    // the last page take more than the poll's default second: once it read the first page only).
     await expect
-      .poll(async () => (await page.getByTestId('wire-line').allTextContents()).some((l) => l.includes('+ GAMEOVER')))
+      .poll(
+        async () => {
+          const last = page.getByTestId('wire-pager-last');
+          if ((await last.count()) > 0 && (await last.isEnabled())) await last.click();
+          return (await page.getByTestId('wire-line').allTextContents()).some((l) => l.includes('+ GAMEOVER'));
+        },
+        { timeout: 15_000 },
+      )
       .toBe(true);
     await page.screenshot({ path: join(shots, 'dame-match.png') });
     expect(pageErrors).toEqual([]);
