@@ -314,7 +314,8 @@ export class MiaLadderPort {
     if (socket === null) return;
     const addr = 'addr' in to ? to.addr : to;
     const key = addressKey(addr);
-    logWire(connectionLogger(this.log, { game: 'mia', conn: key }), 'out', line);
+    // A child logger per datagram only when its lines are written (a table sends many).
+    if (this.log.isLevelEnabled('debug')) logWire(connectionLogger(this.log, { game: 'mia', conn: key }), 'out', line);
     try {
       socket.send(Buffer.from(line, 'utf8'), addr.port, addr.address);
     } catch (err) {

@@ -213,7 +213,8 @@ export function parseServer(datagram: Buffer | string): IncomingServer | null {
   }
 }
 
-const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** Names in code-unit order: how SCORE and PLAYER LOST sort them (decision 1). */
+export const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * `line` (a server message) as one recipient sees it at a Liga table (issue 34): the table plays

@@ -7,7 +7,7 @@ import type { Records } from '../../core/record-backend.js';
 import { Rng, type RngState } from '../../core/rng.js';
 import { matchesTotal } from '../../core/metrics.js';
 import { formatDice, type Dice } from './dice.js';
-import { formatServer, isValidName, MAX_UDP_PAYLOAD, type CancelReason, type ClientMessage, type ServerMessage } from './protocol.js';
+import { byName, formatServer, isValidName, MAX_UDP_PAYLOAD, type CancelReason, type ClientMessage, type ServerMessage } from './protocol.js';
 import { apply, roundPoints, startRound, type LossReason, type RoundEvent, type RoundMove, type RoundState } from './rules.js';
 import type { MiaRoundRow, MiaSnapshot } from './snapshot.js';
 
@@ -862,7 +862,6 @@ export class MiaTable {
   }
 }
 
-const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Bytes of `name:points` in a SCORE line, with its comma. */
 const entryBytes = ([name, points]: readonly [string, number]): number => Buffer.byteLength(name) + 2 + String(points).length;
