@@ -35,6 +35,7 @@ export function createEngineBot(options: EngineBotOptions = {}): EngineBot {
     const result = searcher.search(Position.fromState(state), {
       deadline: plan.deadline,
       softDeadline: plan.softDeadline,
+      extendedDeadline: plan.extendedDeadline,
       now,
       ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
       ...(options.maxNodes !== undefined ? { maxNodes: options.maxNodes } : {}),

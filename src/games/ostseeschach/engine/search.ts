@@ -2,6 +2,7 @@ import { TURN_LIMIT } from '../board.js';
 import { Evaluator, WIN, WIN_BOUND, terminalScore } from './evaluate.js';
 import { DEFAULT_PARAMS, type EvalParams } from './params.js';
 import { MAX_MOVES, MAX_PLY, Position } from './position.js';
+import { STABLE_ITERATIONS, UNSTABLE_DROP, startNextIteration } from './time.js';
 import { BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, TranspositionTable } from './tt.js';
 
 /**
@@ -16,6 +17,11 @@ export interface SearchLimits {
   readonly deadline?: number;
   /** Do not start a new iteration after this `now()` value (ms). */
   readonly softDeadline?: number;
+  /**
+   * Abort here instead of at `deadline` while the best move is in doubt: the running iteration's
+   * first root move (the previous best) fell by `UNSTABLE_DROP` or more (time.ts).
+   */
+  readonly extendedDeadline?: number;
   readonly maxDepth?: number;
   readonly maxNodes?: number;
   readonly now?: () => number;
@@ -30,6 +36,8 @@ export interface SearchResult {
   readonly nodes: number;
   readonly elapsedMs: number;
   readonly pv: readonly number[];
+  /** Whether the last iteration ran past `deadline` into `extendedDeadline` (the best move in doubt). */
+  readonly extended?: boolean;
 }
 
 export interface SearchOptions {
@@ -101,9 +109,11 @@ export class Searcher {
   search(root: Position, limits: SearchLimits = {}): SearchResult {
     this.now = limits.now ?? (() => performance.now());
     const start = this.now();
-    this.deadline = limits.deadline ?? Infinity;
+    const deadline = limits.deadline ?? Infinity;
+    const extended = Math.max(deadline, limits.extendedDeadline ?? deadline);
+    this.deadline = deadline;
     this.maxNodes = limits.maxNodes ?? Infinity;
-    const soft = limits.softDeadline ?? this.deadline;
+    const plan = { deadline, softDeadline: limits.softDeadline ?? deadline };
     this.pos = root.clone();
     this.nodes = 0;
     this.stopped = false;
@@ -122,9 +132,24 @@ export class Searcher {
     let bestScore = -INF;
     let depthDone = 0;
     let pv: number[] = [best];
+    const iterationMs: number[] = [];
+    /** Finished iterations in a row that ended with the current best move. */
+    let sameBest = 0;
+    let scoreFell = false;
+    let wentLong = false;
+    this.prevRootScore = null;
     for (let depth = 1; depth <= Math.max(1, horizon); depth++) {
-      if (depth > 1 && this.now() >= soft) break;
+      const iterationStart = this.now();
+      if (depth > 1) {
+        // One legal move needs no thought; otherwise the time manager decides (time.ts).
+        if (n === 1) break;
+        const stable = sameBest >= STABLE_ITERATIONS && !scoreFell;
+        if (!startNextIteration({ now: iterationStart, plan, iterationMs, stable })) break;
+      }
+      this.deadline = deadline;
+      this.extendedDeadline = extended;
       const score = this.negamax(depth, -INF, INF, 0, true);
+      wentLong = this.deadline > deadline;
       const rootMove = this.pvLength[0]! > 0 ? this.pvTable[0]! : 0;
       if (this.aborted()) {
         // A partial iteration searched the previous best first; a move that beat it is better.
@@ -134,19 +159,26 @@ export class Searcher {
         }
         break;
       }
+      iterationMs.push(this.now() - iterationStart);
       if (rootMove !== 0) {
+        sameBest = rootMove === best && depthDone > 0 ? sameBest + 1 : 1;
+        scoreFell = depthDone > 0 && score < bestScore - UNSTABLE_DROP;
         best = rootMove;
         bestScore = score;
+        this.prevRootScore = score;
         depthDone = depth;
         pv = Array.from(this.pvTable.subarray(0, this.pvLength[0]));
       }
       if (Math.abs(score) > WIN_BOUND) break;
     }
-    return { move: best, score: bestScore, depth: depthDone, nodes: this.nodes, elapsedMs: this.now() - start, pv };
+    return { move: best, score: bestScore, depth: depthDone, nodes: this.nodes, elapsedMs: this.now() - start, pv, extended: wentLong };
   }
 
   /** Set at the root when an unfinished iteration found a move above its first move's score. */
   private partialImproved = false;
+  /** The last finished iteration's score, to see the previous best fail low (null before one). */
+  private prevRootScore: number | null = null;
+  private extendedDeadline = Infinity;
 
   /** Two null moves in a row would search the same position again at lower depth. */
   private readonly nullAt = new Uint8Array(MAX_PLY);
@@ -285,6 +317,10 @@ export class Searcher {
       p.unmake();
       if (this.aborted()) return 0;
       if (Math.abs(score) < WIN_BOUND) score += bonus;
+      // The previous best fell: the move is in doubt, so this iteration may run into the extension.
+      if (ply === 0 && i === 0 && this.prevRootScore !== null && score < this.prevRootScore - UNSTABLE_DROP) {
+        this.deadline = Math.max(this.deadline, this.extendedDeadline);
+      }
       if (score > bestScore) {
         bestScore = score;
         bestMove = m;

@@ -1,23 +1,77 @@
 /**
- * Time management. The official soft limit is 2000 ms from the `moveRequest` (spec §3.7); the
- * caller passes the budget it grants the engine (e.g. 1700 ms, leaving room for I/O). The search
- * stops starting iterations at `softDeadline` and aborts at `deadline`. The margin below the
- * budget covers the abort check interval, unwinding, and stalls of a loaded machine: on the shared
- * 2-core bench machine (load 8–9) one check came 420 ms late.
+ * Time management (issue 35). The official time control is a fixed limit per move: 2000 ms from
+ * the `moveRequest` (spec §3.7), nothing banked, nothing carried over. The caller passes the budget
+ * it grants the engine (our client: 1700 ms, leaving 300 ms for the wire and the server's clock).
+ * Time a move does not use is lost, so the engine uses it, as strong engines do with a fixed time
+ * per move:
+ *
+ * - **deadline** (`budget − margin`): the running iteration is aborted here; an unfinished
+ *   iteration still counts where a root move beat the previous best (search.ts).
+ * - **extended deadline** (`budget − margin / 3`): used only while the best move is in doubt, i.e.
+ *   the running iteration's first root move (the previous best) failed low and no other move has
+ *   replaced it yet — the case where a few more milliseconds change the move.
+ * - **no iteration that cannot count**: after a finished iteration, the next one is not started
+ *   when even half of it (about the previous best's own subtree, which comes first) would not fit
+ *   before the deadline and the best move is stable (the same for the last iterations, its score
+ *   not falling). An unstable best move always gets the next iteration.
+ * - and the obvious ones: one legal move, a proven win or loss, the game's last ply in reach.
+ *
+ * The margin covers the abort check interval (1024 nodes, ~1 ms), unwinding, the worker's message
+ * and the client's write, and a loaded machine's stalls. Measured on the 2-core bench machine with
+ * two CPU hogs beside two engines (test/games/ostseeschach/time.heavy.test.ts, bench
+ * `ostseeschach-time.ts --hogs 2`): the slowest of a few hundred moves was read by the server ~40 ms
+ * after its deadline; on an earlier day at load 8–9 one check came 420 ms late. With a budget of 1700
+ * and a margin of 136 ms the move is due 436 ms before the official limit.
  */
 export interface TimePlan {
-  readonly softDeadline: number;
+  readonly start: number;
+  /** Abort the running iteration here. */
   readonly deadline: number;
+  /** …or here, while the best move is in doubt (the previous best failed low). */
+  readonly extendedDeadline: number;
+  /**
+   * Start no new iteration after this even with an unstable best move (the rest of the budget
+   * could not finish its first root move). Equal to `deadline` in the plans made here.
+   */
+  readonly softDeadline: number;
 }
 
 export const OFFICIAL_SOFT_LIMIT_MS = 2000;
 
-/** Fraction of the usable time after which no new iteration starts (one costs ~3–5× the last). */
-export const SOFT_FRACTION = 0.4;
+/** The safety margin below the budget: 8 % of it, at most 150 ms. */
+export function safetyMargin(budgetMs: number): number {
+  return Math.min(150, Math.max(2, budgetMs * 0.08));
+}
 
 export function planTime(start: number, budgetMs: number): TimePlan {
   const budget = Math.max(1, budgetMs);
-  const margin = Math.min(250, Math.max(2, budget * 0.15));
-  const usable = budget - margin;
-  return { deadline: start + usable, softDeadline: start + usable * SOFT_FRACTION };
+  const margin = safetyMargin(budget);
+  const deadline = start + budget - margin;
+  return { start, deadline, extendedDeadline: start + budget - margin / 3, softDeadline: deadline };
+}
+
+/** How many finished iterations with the same best move make it stable. */
+export const STABLE_ITERATIONS = 3;
+/** A score that falls by this much (centi-points of the evaluation) is unstable. */
+export const UNSTABLE_DROP = 30;
+
+/**
+ * Whether to start the next iteration, from the finished ones' times: the next is predicted to cost
+ * the last one's time times the growth seen between the last two (clamped to 1.5–6; 4 without
+ * history). A stable best move stops when half the predicted iteration would not fit.
+ */
+export function startNextIteration(o: {
+  readonly now: number;
+  readonly plan: Pick<TimePlan, 'deadline' | 'softDeadline'>;
+  /** Durations of the finished iterations so far, in order (ms). */
+  readonly iterationMs: readonly number[];
+  readonly stable: boolean;
+}): boolean {
+  if (o.now >= o.plan.softDeadline || o.now >= o.plan.deadline) return false;
+  if (!o.stable) return true;
+  const n = o.iterationMs.length;
+  const last = n > 0 ? o.iterationMs[n - 1]! : 0;
+  const before = n > 1 ? o.iterationMs[n - 2]! : 0;
+  const growth = before > 0.5 ? Math.min(6, Math.max(1.5, last / before)) : 4;
+  return o.now + (last * growth) / 2 <= o.plan.deadline;
 }
