@@ -19,6 +19,10 @@ const benches: [game: string, file: string, args: string[]][] = [
   ['dame', 'dame-strength.ts', ['--games', '100', '--ms', '1000', '--vs', 'random,depth2', '--opening']],
   ['ostseeschach', 'ostseeschach-perft.ts', ['--depth', '5']],
   ['ostseeschach', 'ostseeschach-search.ts', ['--ms', '1700']],
+  // Time per move as the server sees it, two CPU hogs beside (issue 35).
+  ['ostseeschach', 'ostseeschach-time.ts', ['--games', '4', '--hogs', '2']],
+  // Against the engine before issue 35 and the simple bots, Elo with 95 % intervals.
+  ['ostseeschach', 'ostseeschach-gauntlet.ts', ['--games', '40', '--ms', '200']],
   ['ostseeschach', 'ostseeschach-strength.ts', ['--games', '100', '--ms', '500', '--opponents', 'random,depth2']],
   ['ostseeschach', 'ostseeschach-server.ts', ['--games', '200', '--concurrency', '2', '--ms', '25']],
   ['catan', 'catan-rules.ts', ['--games', '1000']],
