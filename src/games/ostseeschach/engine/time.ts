@@ -7,7 +7,7 @@
  *
  * - **deadline** (`budget − margin`): the running iteration is aborted here; an unfinished
  *   iteration still counts where a root move beat the previous best (search.ts).
- * - **extended deadline** (`budget − margin / 3`): used only while the best move is in doubt, i.e.
+ * - **extended deadline** (`budget − margin / 2`): used only while the best move is in doubt, i.e.
  *   the running iteration's first root move (the previous best) failed low and no other move has
  *   replaced it yet — the case where a few more milliseconds change the move.
  * - **no iteration that cannot count**: after a finished iteration, the next one is not started
@@ -47,7 +47,7 @@ export function planTime(start: number, budgetMs: number): TimePlan {
   const budget = Math.max(1, budgetMs);
   const margin = safetyMargin(budget);
   const deadline = start + budget - margin;
-  return { start, deadline, extendedDeadline: start + budget - margin / 3, softDeadline: deadline };
+  return { start, deadline, extendedDeadline: start + budget - margin / 2, softDeadline: deadline };
 }
 
 /** How many finished iterations with the same best move make it stable. */
