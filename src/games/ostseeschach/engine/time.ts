@@ -17,11 +17,11 @@
  * - and the obvious ones: one legal move, a proven win or loss, the game's last ply in reach.
  *
  * The margin covers the abort check interval (1024 nodes, ~1 ms), unwinding, the worker's message
- * and the client's write, and a loaded machine's stalls. Measured on the 2-core bench machine with
- * two CPU hogs beside two engines (test/games/ostseeschach/time.heavy.test.ts, bench
- * `ostseeschach-time.ts --hogs 2`): the slowest of a few hundred moves was read by the server ~40 ms
- * after its deadline; on an earlier day at load 8–9 one check came 420 ms late. With a budget of 1700
- * and a margin of 136 ms the move is due 436 ms before the official limit.
+ * and the client's write, and a loaded machine's stalls: with a budget of 1700 the move is due 436 ms
+ * before the official limit (368 ms in the extension). What the server measured under load is in
+ * docs/benchmarks.md (`bench/ostseeschach-time.ts --hogs N`); the heavy test
+ * test/games/ostseeschach/time.heavy.test.ts fails on a move read after 2000 ms with two CPU hogs
+ * on the two cores. An earlier run at load 8–9 saw one abort check arrive 420 ms late.
  */
 export interface TimePlan {
   readonly start: number;
