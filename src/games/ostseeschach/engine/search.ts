@@ -147,6 +147,7 @@ export class Searcher {
         if (!startNextIteration({ now: iterationStart, plan, iterationMs, stable })) break;
       }
       this.deadline = deadline;
+      this.normalDeadline = deadline;
       this.extendedDeadline = extended;
       const score = this.negamax(depth, -INF, INF, 0, true);
       wentLong = this.deadline > deadline;
@@ -179,6 +180,7 @@ export class Searcher {
   /** The last finished iteration's score, to see the previous best fail low (null before one). */
   private prevRootScore: number | null = null;
   private extendedDeadline = Infinity;
+  private normalDeadline = Infinity;
 
   /** Two null moves in a row would search the same position again at lower depth. */
   private readonly nullAt = new Uint8Array(MAX_PLY);
@@ -326,7 +328,11 @@ export class Searcher {
         bestMove = m;
         if (score > alpha) {
           alpha = score;
-          if (ply === 0 && i > 0) this.partialImproved = true;
+          if (ply === 0 && i > 0) {
+            this.partialImproved = true;
+            // Another move replaced the fallen best: no more doubt, no more extension.
+            this.deadline = this.normalDeadline;
+          }
           // Collect the principal variation.
           const row = ply * MAX_PLY;
           const child = (ply + 1) * MAX_PLY;
