@@ -7,7 +7,7 @@
  *
  * - **deadline** (`budget − margin`): the running iteration is aborted here; an unfinished
  *   iteration still counts where a root move beat the previous best (search.ts).
- * - **extended deadline** (`budget − margin / 2`): used only while the best move is in doubt, i.e.
+ * - **extended deadline** (`budget − 3/4 margin`): used only while the best move is in doubt, i.e.
  *   the running iteration's first root move (the previous best) failed low and no other move has
  *   replaced it yet — the case where a few more milliseconds change the move.
  * - **no iteration that cannot count**: after a finished iteration, the next one is not started
@@ -18,7 +18,7 @@
  *
  * The margin covers the abort check interval (1024 nodes, ~1 ms), unwinding, the worker's message
  * and the client's write, and a loaded machine's stalls: with a budget of 1700 the move is due 436 ms
- * before the official limit (368 ms in the extension). What the server measured under load is in
+ * before the official limit (402 ms in the extension). What the server measured under load is in
  * docs/benchmarks.md (`bench/ostseeschach-time.ts --hogs N`); the heavy test
  * test/games/ostseeschach/time.heavy.test.ts fails on a move read after 2000 ms with two CPU hogs
  * on the two cores. An earlier run at load 8–9 saw one abort check arrive 420 ms late.
@@ -47,7 +47,7 @@ export function planTime(start: number, budgetMs: number): TimePlan {
   const budget = Math.max(1, budgetMs);
   const margin = safetyMargin(budget);
   const deadline = start + budget - margin;
-  return { start, deadline, extendedDeadline: start + budget - margin / 2, softDeadline: deadline };
+  return { start, deadline, extendedDeadline: start + budget - margin * 0.75, softDeadline: deadline };
 }
 
 /** How many finished iterations with the same best move make it stable. */
