@@ -1,5 +1,5 @@
 import { DEFAULT_PARAMS, type EvalParams } from './params.js';
-import { ROBBE, TARGETS, TARGET_COUNT, type Position } from './position.js';
+import { ATTACKS, ROBBE, type Position } from './position.js';
 
 /** A won game scores WIN − ply, so shorter wins are preferred; |score| > WIN_BOUND means decided. */
 export const WIN = 100_000;
@@ -88,7 +88,8 @@ export class Evaluator {
     let score = 0;
     // Pass 1: material and squares, mobility, attacked and defended squares.
     for (let team = 0; team < 2; team++) {
-      const own = 2 | team;
+      const ownLo = p.occ[team * 2]!;
+      const ownHi = p.occ[team * 2 + 1]!;
       let v = p.ambers[team]! * P.amber;
       let furthest = 0;
       let mobility = 0;
@@ -97,7 +98,7 @@ export class Evaluator {
       let defLo = 0;
       let defHi = 0;
       for (let h = 0; h < 2; h++) {
-        let b = p.occ[team * 2 + h]!;
+        let b = h === 0 ? ownLo : ownHi;
         while (b !== 0) {
           const low = b & -b;
           const sq = h * 32 + 31 - Math.clz32(low);
@@ -109,18 +110,18 @@ export class Evaluator {
             const d = team === 0 ? sq >> 3 : 7 - (sq >> 3);
             if (d > furthest) furthest = d;
           }
-          const base = (team * 4 + type) * 64 + sq;
-          const n = TARGET_COUNT[base]!;
-          for (let i = 0; i < n; i++) {
-            const to = TARGETS[base * 8 + i]!;
-            const own2 = board[to]! >> 3 === own;
-            if (to < 32) {
-              if (own2) defLo |= 1 << to;
-              else attLo |= 1 << to;
-            } else if (own2) defHi |= 1 << (to - 32);
-            else attHi |= 1 << (to - 32);
-            if (!own2) mobility++;
-          }
+          // The piece's targets as a bitboard: own pieces there are defended, the rest attacked
+          // (and each is a move).
+          const base = ((team * 4 + type) * 64 + sq) << 1;
+          const lo = ATTACKS[base]!;
+          const hi = ATTACKS[base + 1]!;
+          defLo |= lo & ownLo;
+          defHi |= hi & ownHi;
+          const freeLo = lo & ~ownLo;
+          const freeHi = hi & ~ownHi;
+          attLo |= freeLo;
+          attHi |= freeHi;
+          mobility += popcount(freeLo) + popcount(freeHi);
         }
       }
       masks[team * 4] = attLo;

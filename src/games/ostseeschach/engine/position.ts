@@ -97,7 +97,7 @@ const MOVES = new Int32Array(TARGETS.length);
 for (let i = 0; i < TARGETS.length; i++) MOVES[i] = ((i >> 3) & 63) | (TARGETS[i]! << 6);
 
 /** Target squares per (team, type, square) as a bitboard: ATTACKS[2·base] low half, ATTACKS[2·base + 1] high half. */
-const ATTACKS = new Int32Array(TARGET_COUNT.length * 2);
+export const ATTACKS = new Int32Array(TARGET_COUNT.length * 2);
 for (let base = 0; base < TARGET_COUNT.length; base++) {
   for (let i = 0; i < TARGET_COUNT[base]!; i++) {
     const to = TARGETS[base * 8 + i]!;
