@@ -3,8 +3,8 @@ import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { ok } from '../../core/result.js';
-import { availableParallelism } from 'node:os';
-import { GROW_FROM, openingBook, solvablePosition, Solver, SPLIT_AFTER } from './solver/index.js';
+import { availableParallelism, loadavg } from 'node:os';
+import { GROW_FROM, GROW_TO, openingBook, solvablePosition, Solver, SPLIT_AFTER } from './solver/index.js';
 
 /**
  * `spielhalle solve`: Pons' test-set format on stdin and stdout.
@@ -12,6 +12,7 @@ import { GROW_FROM, openingBook, solvablePosition, Solver, SPLIT_AFTER } from '.
  *   spielhalle solve < Test_L3_R1          one `<moves> <score>` line per input line
  *   spielhalle solve 4455 434343           the positions given as arguments
  *   spielhalle solve --best 44             every column's score, then the best column(s)
+ *   spielhalle solve --best-move 44        the position's score and one best column (null windows)
  *   spielhalle solve --no-book --threads 1 --reset-each --stats < Test_L1_R1
  *                                          as Pons' own test driver measures (see SolveOptions)
  *
@@ -371,6 +372,25 @@ export function bestReport(moves: string, solver: Solver, weak = false, progress
   };
 }
 
+/**
+ * The `--best-move` report: line 1 `score: <score of the position>`, line 2 `best: <one best
+ * column>` — Solver.bestMove, the best-move-only search: one exact solve, then null-window tests
+ * in the centre-first order up to the first column that reaches the score (--best solves every
+ * column exactly, ~3× the work on Begin-Medium). Always the exact score (no --weak).
+ */
+export function bestMoveReport(moves: string, solver: Solver, progress: SolveProgress | null = null): BestReport {
+  const position = solvablePosition(moves);
+  if (!position.ok) return { lines: null, error: `spielhalle: ${JSON.stringify(moves)}: ${position.error.message}` };
+  if (position.value.moves === 42) return { lines: null, error: `spielhalle: ${JSON.stringify(moves)}: the board is full` };
+  progress?.start(moves || '(empty board)');
+  try {
+    const { score, column } = solver.bestMove(position.value);
+    return { lines: [`score: ${score}`, `best: ${column + 1}`], error: null };
+  } finally {
+    progress?.stop();
+  }
+}
+
 export interface BestReport {
   lines: string[] | null;
   error: string | null;
@@ -447,6 +467,7 @@ export class SolveProgress {
 /** The options of `spielhalle solve` (commander's names; the fast entry solve-main.ts gives the same). */
 export interface SolveOptions {
   best?: string;
+  bestMove?: string;
   weak?: boolean;
   /** false for --no-book. */
   book?: boolean;
@@ -456,9 +477,16 @@ export interface SolveOptions {
   stats?: boolean;
 }
 
-/** `--threads` when not given: both cores of a two-core machine (helpers join only long solves). */
-export function defaultThreads(): number {
-  return Math.min(2, availableParallelism());
+/**
+ * `--threads` when not given: both cores of a two-core machine (helpers join only long solves),
+ * unless the machine's 1-minute load average leaves no core idle for the helper. Issue 35: on this
+ * 2-vCPU VM at load 3–5 (other jobs), the helper took its time slices from the main search and
+ * spun while it waited: Begin-Hard's first 30 positions took 0.91× Pons' CPU with it and 0.40×
+ * with one thread (wall 0.51× against 0.40×).
+ */
+export function defaultThreads(cores = availableParallelism(), load = loadavg()[0] ?? 0): number {
+  const threads = Math.min(2, cores);
+  return threads > 1 && load > cores - 1 ? 1 : threads;
 }
 
 function integerOption(value: string | undefined, flag: string, min: number, max: number, fallback: number): number {
@@ -469,16 +497,15 @@ function integerOption(value: string | undefined, flag: string, min: number, max
 }
 
 /**
- * How far `solve`'s table may grow without --table-log: 2^25 slots (256 MB), reached only ~90 M
- * nodes into a single solve (2^24 after ~22 M). On such solves the table's size counts most: the
- * empty board without the book took 515 s with one thread and a one-slot table grown to 2^23, 401 s
- * with a fixed 2^25 one (docs/connect4.md). The house bots keep 2^23 (defaultSolver).
+ * How far `solve`'s table may grow without --table-log: GROW_TO, 2^19 slots (4 MB), reached after
+ * ~1 M nodes of one solve (it was 2^25, 256 MB: slower on this machine, see GROW_TO). The empty
+ * board without the book then ran 3.96 billion nodes in 251 s of CPU, one thread (docs/connect4.md).
  */
-export const SOLVE_GROW_TO = 25;
+export const SOLVE_GROW_TO = GROW_TO;
 
 /**
  * The solver `solve` uses: the opening book unless --no-book; a table of 2^18 slots growing to
- * 2^SOLVE_GROW_TO within a solve that outgrows it, or a fixed one of 2^N slots with --table-log N
+ * 2^SOLVE_GROW_TO (4 MB) within a solve that outgrows it, or a fixed one of 2^N slots with --table-log N
  * (Pons' node counts); and --threads (default defaultThreads()). Without --threads, helpers join a solve
  * after SPLIT_AFTER nodes (~50 ms), so short solves never wake them; with an explicit --threads
  * they join after 4096 nodes (a fraction of a millisecond), which also speeds up mid-sized ones.
@@ -495,6 +522,7 @@ export function solverFor(opts: SolveOptions): Solver {
 /** `spielhalle solve` itself; returns the exit code (usage errors throw UsageError). */
 export async function runSolve(positions: string[], opts: SolveOptions): Promise<number> {
   if (opts.best !== undefined && positions.length > 0) throw new UsageError('--best takes one position; give no other positions');
+  if (opts.bestMove !== undefined && (positions.length > 0 || opts.best !== undefined)) throw new UsageError('--best-move takes one position; give no other positions and no --best');
   const solver = solverFor(opts);
   const stdout = new FdSink(1);
   const stderr = new FdSink(2);
@@ -505,6 +533,12 @@ export async function runSolve(positions: string[], opts: SolveOptions): Promise
       if (r.lines) stdout.write(r.lines.join('\n') + '\n');
       // The one position of --best is an option's value: a bad one is a usage error (exit 2).
       if (r.error !== null) throw new UsageError(r.error.replace(/^spielhalle: /, '--best '));
+      return 0;
+    }
+    if (opts.bestMove !== undefined) {
+      const r = bestMoveReport(opts.bestMove, solver, SolveProgress.onTerminal(stderr, solver));
+      if (r.lines) stdout.write(r.lines.join('\n') + '\n');
+      if (r.error !== null) throw new UsageError(r.error.replace(/^spielhalle: /, '--best-move '));
       return 0;
     }
     // --stats lines and error lines share stderr, gathered in order (solveStream writes them).
@@ -539,10 +573,11 @@ export function registerSolveCommand(program: Command): void {
     .description('solve Connect Four positions (Pons notation, e.g. 4455): reads lines from stdin, prints "<moves> <score>"')
     .argument('[moves...]', 'positions to solve instead of reading stdin')
     .option('--best <moves>', 'print the score of every column of one position and the best column(s)')
+    .option('--best-move <moves>', 'print the exact score of one position and one best column (a best-move-only search: cheaper than --best)')
     .option('--weak', 'only win/draw/loss: scores 1, 0, -1 (faster)')
     .option('--no-book', 'search without the opening book')
-    .option('--table-log <n>', 'a fixed transposition table of 2^n slots, 17–28, 8 bytes each (default: 2^18 slots in buckets of two, growing to 2^25 within a solve that needs more)')
-    .option('--threads <n>', 'threads per solve, 1–16 (default: 2 on two or more cores; helpers join solves that run longer than ~50 ms)')
+    .option('--table-log <n>', 'a fixed transposition table of 2^n slots, 17–28, 8 bytes each (default: 2^18 slots in buckets of two, growing to 2^19 within a solve that needs more)')
+    .option('--threads <n>', 'threads per solve, 1–16 (default: 2 on two or more cores unless the load average leaves none idle; helpers join solves that run longer than ~50 ms)')
     .option('--reset-each', 'empty the table before each position (as Pons\' test driver)')
     .option('--stats', 'print "stats: <moves> <nodes> <helper nodes> <µs wall> <µs CPU>" per position and a total line on stderr')
     .action(async (positions: string[], opts: SolveOptions) => {

@@ -16,6 +16,7 @@ const FLAGS: Record<string, keyof SolveOptions> = {
 };
 const VALUES: Record<string, keyof SolveOptions> = {
   '--best': 'best',
+  '--best-move': 'bestMove',
   '--table-log': 'tableLog',
   '--threads': 'threads',
 };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bestReport, isTerminal, movesOf, SolveProgress, solveLine, solveStream } from '../../../src/games/connect4/solve-command.js';
+import { bestMoveReport, bestReport, isTerminal, movesOf, SolveProgress, solveLine, solveStream } from '../../../src/games/connect4/solve-command.js';
 import {
   Book,
   canonicalKey,
@@ -167,6 +167,24 @@ describe('connect4 solver', () => {
       expect(score).toBe(best);
       expect(columns).toEqual(values.flatMap((v, i) => (v === best ? [i] : [])));
     }
+  });
+
+  it('finds one best column with the best-move-only search, in any column order (issue 35)', () => {
+    const cases = [...fixture('Test_L3_R1').slice(0, 30), ...fixture('Test_L2_R2').slice(0, 10), ['445531', 18] as [string, number]];
+    for (const [moves, expected] of cases) {
+      const pos = position(moves);
+      const values = solver.analyse(pos);
+      const best = Math.max(...values.map((v) => v ?? -99));
+      expect(best, moves).toBe(expected);
+      const centre = solver.bestMove(pos);
+      expect(centre.score, moves).toBe(expected);
+      expect(values[centre.column], moves).toBe(best);
+      // The first best column of the order given: in reverse order the last best one of the centre-first order.
+      const reversed = solver.bestMove(pos, [6, 5, 4, 3, 2, 1, 0]);
+      expect(reversed.column, moves).toBe(Math.max(...values.flatMap((v, i) => (v === best ? [i] : []))));
+    }
+    // 445531: both open ends of the bottom row win at once; the centre-first order tests 3 (column 2) first.
+    expect(solver.bestMove(position('445531'))).toEqual({ score: 18, column: 2 - 1 });
   });
 
   it('tests half the columns of a symmetric position and mirrors the rest, with the same result', () => {
@@ -440,6 +458,12 @@ describe('spielhalle solve', () => {
     const [full = ''] = fixture('Test_L3_R1').find(([m]) => Array.from(m).filter((c) => c === m[0]).length === 6) ?? [];
     expect(bestReport(full, solver).lines?.[0]?.split(' ')[Number(full[0]) - 1]).toBe('-');
     expect(bestReport('4448', solver).error).toMatch(/not a column/);
+  });
+
+  it('--best-move gives the score and one best column', () => {
+    expect(bestMoveReport('445531', solver)).toEqual({ lines: ['score: 18', 'best: 2'], error: null });
+    expect(bestMoveReport('4455', solver).lines).toEqual(['score: 18', 'best: 3']);
+    expect(bestMoveReport('4448', solver).error).toMatch(/not a column/);
   });
 
   /** A terminal (or not) that keeps what is written to it, synchronously. */

@@ -8,11 +8,11 @@ import { fromMoves, type SequenceError } from '../rules.js';
 import { Book } from './book.js';
 import { Position } from './position.js';
 import { wasmPath } from './search-wasm.js';
-import { GROW_FROM, Solver } from './solver.js';
+import { GROW_FROM, GROW_TO, Solver } from './solver.js';
 
 export { Book, canonicalKey } from './book.js';
 export { CELLS, MAX_SCORE, MIN_SCORE, Position } from './position.js';
-export { GROW_FROM, SearchAborted, Solver, SPLIT_AFTER, type Engine, type SolverOptions } from './solver.js';
+export { CENTRE_FIRST, GROW_FROM, GROW_TO, SearchAborted, Solver, SPLIT_AFTER, type Engine, type SolverOptions } from './solver.js';
 export { wasmPath } from './search-wasm.js';
 export { TranspositionTable } from './table.js';
 
@@ -57,13 +57,13 @@ export function openingBook(): Book {
 }
 
 /**
- * One solver with the opening book for the whole process: its 64 MB table is worth keeping warm
- * between calls (a game's positions share most of their subtrees). On two or more cores a solve
+ * One solver with the opening book for the whole process: its table (2^18 slots growing to 2^19
+ * within a long solve, GROW_TO: 4 MB, within the caches) is worth keeping warm between calls (a game's positions share most of their subtrees). On two or more cores a solve
  * that runs longer than ~50 ms (SPLIT_AFTER nodes) gets a helper thread. Set `deadline` around a
  * call to bound it (see SearchAborted).
  */
 export function defaultSolver(): Solver {
-  shared ??= new Solver({ book: openingBook(), growFrom: GROW_FROM, threads: Math.min(2, availableParallelism()) });
+  shared ??= new Solver({ book: openingBook(), tableLog: GROW_TO, growFrom: GROW_FROM, threads: Math.min(2, availableParallelism()) });
   return shared;
 }
 

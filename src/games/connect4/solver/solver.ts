@@ -48,6 +48,17 @@ export const SPLIT_AFTER = 1 << 20;
  */
 export const GROW_FROM = 18;
 
+/**
+ * How far a growing table grows by default (`solve` without --table-log, the house bots, `play`):
+ * 2^19 slots, 4 MB in buckets of two. Issue 35: a table within the caches' and the TLB's reach
+ * costs more nodes but far less time a node than a large one, whose probes miss them (a page walk
+ * each, dear in a VM). First 12 positions of Begin-Hard, one thread, one table: 2^19 slots 313.9 M
+ * nodes in 12.7 s CPU, 2^20 280.1 M in 18.9 s, 2^22 249.8 M in 26.8 s, 2^25 (`solve`'s limit
+ * before) 236.3 M in 31.5 s and 200 MB of memory; Begin-Medium's first 200: 14.5 s at 2^19, 19.3 s
+ * at 2^20, 29.8 s at 2^25 (2-vCPU AMD EPYC VM, 2026-11-29).
+ */
+export const GROW_TO = 19;
+
 /** Thrown out of a search when its deadline passes; the table stays valid. */
 export class SearchAborted extends Error {
   constructor() {
@@ -216,6 +227,44 @@ export class Solver {
   }
 
   /**
+   * One best column (0-based) of a position in which nobody has won yet, and its score: the
+   * best-move-only search of `solve --best-move` and the perfect bot outside the book. One exact
+   * solve of the position (Pons' null-window iterations), then null-window tests of its columns in
+   * `order` (default CENTRE_FIRST, the search's own order, so the first test nearly always
+   * succeeds, on bounds the solve left in the table) until the first that reaches the score: no
+   * exact value of any column, and no proof about the columns after it (bestMoves tests all).
+   * Inside the book: the first column of `order` among the book's best, without a search.
+   */
+  bestMove(position: Position, order: readonly number[] = CENTRE_FIRST): { score: number; column: number } {
+    for (const col of order) if (position.isWinningMove(col)) return { score: (CELLS + 1 - position.moves) >> 1, column: col };
+    const known = this.book?.bestColumns(position) ?? null;
+    const knownScore = this.book?.get(position) ?? null;
+    if (known !== null && knownScore !== null) {
+      const column = order.find((col) => known.includes(col));
+      if (column !== undefined) return { score: knownScore, column };
+    }
+    const score = this.solve(position);
+    let last = -1;
+    for (const col of order) {
+      if (!position.canPlay(col)) continue;
+      last = col;
+      const child = position.clone();
+      child.playCol(col);
+      if (this.reaches(child, score)) return { score, column: col };
+    }
+    // Unreachable for a full `order` (some column reaches the score); a partial one gets its last playable column.
+    if (last < 0) throw new RangeError('no playable column in the order given');
+    return { score, column: last };
+  }
+
+  /** Whether the move to `child` reaches `score` (its own score is at most −score): a null-window test unless the book or an immediate win knows it. */
+  private reaches(child: Position, score: number): boolean {
+    let childScore = this.book?.get(child) ?? null;
+    if (childScore === null && child.canWinNext()) childScore = (CELLS + 1 - child.moves) >> 1;
+    return childScore !== null ? 0 - childScore === score : this.search.probe(child, 0 - score, 1 - score, this.book) <= 0 - score;
+  }
+
+  /**
    * The best score of a position (nobody has won yet) and every 0-based column that reaches it.
    * Cheaper than `analyse`: one exact solve, then one null-window test per other column; nothing
    * at all if the book lists the position's best columns.
@@ -240,14 +289,14 @@ export class Solver {
       const child = position.clone();
       child.playCol(col);
       // Every column's value is at most `score`; it is best if the child's score is at most −score.
-      let childScore = this.book?.get(child) ?? null;
-      if (childScore === null && child.canWinNext()) childScore = (CELLS + 1 - child.moves) >> 1;
-      const best = childScore !== null ? 0 - childScore === score : this.search.probe(child, 0 - score, 1 - score, this.book) <= 0 - score;
-      if (best) columns.push(col);
+      if (this.reaches(child, score)) columns.push(col);
     }
     return { score, columns };
   }
 }
+
+/** Columns (0-based) centre first, the order of Pons' search: 3, 2, 4, 1, 5, 0, 6. */
+export const CENTRE_FIRST: readonly number[] = [3, 2, 4, 1, 5, 0, 6];
 
 /** Whether a position is its own mirror image. */
 function isSymmetric(position: Position): boolean {
