@@ -2,7 +2,7 @@ import { TURN_LIMIT } from '../board.js';
 import { Evaluator, WIN, WIN_BOUND, terminalScore } from './evaluate.js';
 import { DEFAULT_PARAMS, type EvalParams } from './params.js';
 import { MAX_MOVES, MAX_PLY, Position } from './position.js';
-import { STABLE_ITERATIONS, UNSTABLE_DROP, startNextIteration } from './time.js';
+import { UNSTABLE_DROP } from './time.js';
 import { BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, TranspositionTable } from './tt.js';
 
 /**
@@ -139,19 +139,13 @@ export class Searcher {
     let bestScore = -INF;
     let depthDone = 0;
     let pv: number[] = [best];
-    const iterationMs: number[] = [];
-    /** Finished iterations in a row that ended with the current best move. */
-    let sameBest = 0;
-    let scoreFell = false;
     let wentLong = false;
     this.prevRootScore = null;
     for (let depth = 1; depth <= Math.max(1, horizon); depth++) {
       const iterationStart = this.now();
       if (depth > 1) {
-        // One legal move needs no thought; otherwise the time manager decides (time.ts).
-        if (n === 1) break;
-        const stable = sameBest >= STABLE_ITERATIONS && !scoreFell;
-        if (!startNextIteration({ now: iterationStart, plan, iterationMs, stable })) break;
+        // One legal move needs no thought; otherwise search on until the deadline (time.ts).
+        if (n === 1 || iterationStart >= plan.softDeadline || iterationStart >= plan.deadline) break;
       }
       this.deadline = deadline;
       this.normalDeadline = deadline;
@@ -167,10 +161,7 @@ export class Searcher {
         }
         break;
       }
-      iterationMs.push(this.now() - iterationStart);
       if (rootMove !== 0) {
-        sameBest = rootMove === best && depthDone > 0 ? sameBest + 1 : 1;
-        scoreFell = depthDone > 0 && score < bestScore - UNSTABLE_DROP;
         best = rootMove;
         bestScore = score;
         this.prevRootScore = score;

@@ -10,10 +10,11 @@
  * - **extended deadline** (`budget − 3/4 margin`): used only while the best move is in doubt, i.e.
  *   the running iteration's first root move (the previous best) failed low and no other move has
  *   replaced it yet — the case where a few more milliseconds change the move.
- * - **no iteration that cannot count**: after a finished iteration, the next one is not started
- *   when even half of it (about the previous best's own subtree, which comes first) would not fit
- *   before the deadline and the best move is stable (the same for the last iterations, its score
- *   not falling). An unstable best move always gets the next iteration.
+ * - **no early stop**: a new iteration starts whenever the deadline has not come. A stop after a
+ *   "stable" iteration saved nothing here (the time is lost anyway) and cost strength: with it the
+ *   engine used ~65 % of its budget against the public Rust bot's ~87 %. An aborted iteration
+ *   still counts where a root move beat the previous best (whose subtree it searched first), and
+ *   it fills the table for the next move.
  * - and the obvious ones: one legal move, a proven win or loss, the game's last ply in reach.
  *
  * The margin covers the abort check interval (1024 nodes, ~1 ms), unwinding, the worker's message
@@ -29,10 +30,7 @@ export interface TimePlan {
   readonly deadline: number;
   /** …or here, while the best move is in doubt (the previous best failed low). */
   readonly extendedDeadline: number;
-  /**
-   * Start no new iteration after this even with an unstable best move (the rest of the budget
-   * could not finish its first root move). Equal to `deadline` in the plans made here.
-   */
+  /** Start no new iteration after this (for callers that want to stop early; `deadline` here). */
   readonly softDeadline: number;
 }
 
@@ -50,28 +48,5 @@ export function planTime(start: number, budgetMs: number): TimePlan {
   return { start, deadline, extendedDeadline: start + budget - margin * 0.75, softDeadline: deadline };
 }
 
-/** How many finished iterations with the same best move make it stable. */
-export const STABLE_ITERATIONS = 3;
-/** A score that falls by this much (centi-points of the evaluation) is unstable. */
+/** A score that falls by this much (centi-points of the evaluation) puts the best move in doubt. */
 export const UNSTABLE_DROP = 30;
-
-/**
- * Whether to start the next iteration, from the finished ones' times: the next is predicted to cost
- * the last one's time times the growth seen between the last two (clamped to 1.5–6; 4 without
- * history). A stable best move stops when half the predicted iteration would not fit.
- */
-export function startNextIteration(o: {
-  readonly now: number;
-  readonly plan: Pick<TimePlan, 'deadline' | 'softDeadline'>;
-  /** Durations of the finished iterations so far, in order (ms). */
-  readonly iterationMs: readonly number[];
-  readonly stable: boolean;
-}): boolean {
-  if (o.now >= o.plan.softDeadline || o.now >= o.plan.deadline) return false;
-  if (!o.stable) return true;
-  const n = o.iterationMs.length;
-  const last = n > 0 ? o.iterationMs[n - 1]! : 0;
-  const before = n > 1 ? o.iterationMs[n - 2]! : 0;
-  const growth = before > 0.5 ? Math.min(6, Math.max(1.5, last / before)) : 4;
-  return o.now + (last * growth) / 2 <= o.plan.deadline;
-}
