@@ -4,6 +4,15 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
+/** `a,b` → `ext:a,ext:b`. */
+function publicBots(list: string): string {
+  return list
+    .split(',')
+    .filter((p) => p !== '')
+    .map((p) => `ext:${p}`)
+    .join(',');
+}
+
 const benches: [game: string, file: string, args: string[]][] = [
   ['serve', 'serve-startup.ts', ['--runs', '7']],
   ['serve', 'start.ts', ['--runs', '3']],
@@ -23,6 +32,14 @@ const benches: [game: string, file: string, args: string[]][] = [
   ['ostseeschach', 'ostseeschach-time.ts', ['--games', '4', '--hogs', '2']],
   // Against the engine before issue 35 and the simple bots, Elo with 95 % intervals.
   ['ostseeschach', 'ostseeschach-gauntlet.ts', ['--games', '40', '--ms', '200']],
+  // Against public SC2022 bots when OSTSEESCHACH_PUBLIC_BOTS names bridges to them (comma-separated
+  // programs built outside the repository; the line protocol is in the file's header).
+  ...(process.env.OSTSEESCHACH_PUBLIC_BOTS
+    ? ([
+        ['ostseeschach', 'ostseeschach-gauntlet.ts', ['--games', '40', '--ms', '200', '--opponents', publicBots(process.env.OSTSEESCHACH_PUBLIC_BOTS)]],
+        ['ostseeschach', 'ostseeschach-gauntlet.ts', ['--games', '20', '--ms', '1000', '--opponents', publicBots(process.env.OSTSEESCHACH_PUBLIC_BOTS)]],
+      ] as [string, string, string[]][])
+    : []),
   ['ostseeschach', 'ostseeschach-strength.ts', ['--games', '100', '--ms', '500', '--opponents', 'random,depth2']],
   ['ostseeschach', 'ostseeschach-server.ts', ['--games', '200', '--concurrency', '2', '--ms', '25']],
   ['catan', 'catan-rules.ts', ['--games', '1000']],
