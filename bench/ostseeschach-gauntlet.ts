@@ -14,8 +14,8 @@
  * - `ext:<path>`: an external program (e.g. a bridge to a public SC2022 bot, built outside the
  *   repository) speaking a line protocol on stdin/stdout, one process per worker job:
  *   `new` (a new game: clear its tables; answers `ok`) and
- *   `go <ms> <turn> <b0> … <b7> <stacked> <ambers>` (the position as `rustFen` prints it: the
- *   piece bitboards of ONE then TWO in the order Herzmuschel, Moewe, Seestern, Robbe, bit x + 8·y;
+ *   `go <ms> <turn> <b0> … <b7> <stacked> <ambers>` (the position as `rustFen` in
+ *   bench/ostseeschach-positions.ts prints it: the piece bitboards of ONE then TWO in the order Herzmuschel, Moewe, Seestern, Robbe, bit x + 8·y;
  *   towers; ambers ONE | TWO << 4), answered by `move <fx> <fy> <tx> <ty>`. Other output lines are
  *   ignored (a search log). Its wall time per move is measured here; an illegal move, a garbled
  *   answer, or no answer within 5·ms + 5 s counts as its loss.
@@ -33,12 +33,13 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Rng } from '../src/core/rng.js';
-import { PIECE_TYPES, moveName, type Move, type Team } from '../src/games/ostseeschach/board.js';
+import { moveName, type Move, type Team } from '../src/games/ostseeschach/board.js';
 import { createEngineBot, depth2Bot, randomBot, type Bot } from '../src/games/ostseeschach/bots/index.js';
 import { greedyBot } from '../src/games/ostseeschach/bots/greedy.js';
 import { playGame } from '../src/games/ostseeschach/bots/play.js';
 import { apply, status, toMove, type State, type Status } from '../src/games/ostseeschach/rules.js';
 import { createStart } from '../src/games/ostseeschach/setup.js';
+import { rustFen } from './ostseeschach-positions.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const self = fileURLToPath(import.meta.url);
@@ -86,18 +87,6 @@ async function opponent(spec: string, ms: number, dirs: string[]): Promise<{ mak
   return { make: () => bot, ms };
 }
 
-/** The position as nikohass/rust-socha2022's `GameState::from_fen` reads it (as in bench/ostseeschach-perft.ts). */
-function rustFen(s: State): string {
-  const boards = Array.from({ length: 8 }, () => 0n);
-  let stacked = 0n;
-  for (const e of s.pieces) {
-    const bit = 1n << BigInt(e.coordinates.x + e.coordinates.y * 8);
-    const i = (e.piece.team === 'ONE' ? 0 : 4) + PIECE_TYPES.indexOf(e.piece.type);
-    boards[i] = boards[i]! | bit;
-    if (e.piece.count === 2) stacked |= bit;
-  }
-  return `${s.turn} ${boards.join(' ')} ${stacked} ${s.ambers.ONE | (s.ambers.TWO << 4)}`;
-}
 
 /** An external engine process speaking the `new` / `go` line protocol (see the header). */
 class External {

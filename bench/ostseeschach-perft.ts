@@ -24,11 +24,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
-import { PIECE_TYPES } from '../src/games/ostseeschach/board.js';
 import type { State } from '../src/games/ostseeschach/rules.js';
 import { perft } from '../src/games/ostseeschach/engine/perft.js';
 import { MAX_MOVES, Position } from '../src/games/ostseeschach/engine/position.js';
-import { specPositions } from './ostseeschach-positions.js';
+import { rustFen, specPositions } from './ostseeschach-positions.js';
 
 
 /** The public bot's figures as last measured here (see docs/benchmarks.md for the run). */
@@ -39,18 +38,6 @@ function flag(name: string, fallback: string): string {
   return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
 }
 
-/** A position in the Rust bot's FEN: ply, 8 piece bitboards (ONE = RED first; bit x + 8y), stacks, ambers. */
-function rustFen(s: State): string {
-  const boards = Array.from({ length: 8 }, () => 0n);
-  let stacked = 0n;
-  for (const e of s.pieces) {
-    const bit = 1n << BigInt(e.coordinates.x + e.coordinates.y * 8);
-    const i = (e.piece.team === 'ONE' ? 0 : 4) + PIECE_TYPES.indexOf(e.piece.type);
-    boards[i] = boards[i]! | bit;
-    if (e.piece.count === 2) stacked |= bit;
-  }
-  return `${s.turn} ${boards.join(' ')} ${stacked} ${s.ambers.ONE | (s.ambers.TWO << 4)}`;
-}
 
 const depth = Number(flag('depth', '5'));
 const repeat = Number(flag('repeat', '15'));

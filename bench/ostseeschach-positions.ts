@@ -1,4 +1,4 @@
-import type { PieceEntry, PieceType, Team } from '../src/games/ostseeschach/board.js';
+import { PIECE_TYPES, type PieceEntry, type PieceType, type Team } from '../src/games/ostseeschach/board.js';
 import type { State } from '../src/games/ostseeschach/rules.js';
 import { fromPosition, fromSetup } from '../src/games/ostseeschach/setup.js';
 
@@ -47,4 +47,22 @@ export function specPositions(): SpecPosition[] {
   if (!mid.ok) throw new Error(`spec mid-game: ${JSON.stringify(mid.error)}`);
   positions.push({ name: 'spec mid-game', state: mid.value, counts: [18, 323, 3551, 60708, 677389] });
   return positions;
+}
+
+/**
+ * A position as the public Rust bot nikohass/rust-socha2022 reads it (`GameState::from_fen`), the
+ * input of the perft harness and the gauntlet's `ext:` protocol: ply, the eight piece bitboards (ONE
+ * = its RED first: Herzmuschel, Moewe, Seestern, Robbe, then TWO's; bit x + 8·y), towers, ambers
+ * ONE | TWO << 4.
+ */
+export function rustFen(s: State): string {
+  const boards = Array.from({ length: 8 }, () => 0n);
+  let stacked = 0n;
+  for (const e of s.pieces) {
+    const bit = 1n << BigInt(e.coordinates.x + e.coordinates.y * 8);
+    const i = (e.piece.team === 'ONE' ? 0 : 4) + PIECE_TYPES.indexOf(e.piece.type);
+    boards[i] = boards[i]! | bit;
+    if (e.piece.count === 2) stacked |= bit;
+  }
+  return `${s.turn} ${boards.join(' ')} ${stacked} ${s.ambers.ONE | (s.ambers.TWO << 4)}`;
 }
