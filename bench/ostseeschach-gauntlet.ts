@@ -15,8 +15,8 @@
  *   repository) speaking a line protocol on stdin/stdout, one process per worker job:
  *   `new` (a new game: clear its tables; answers `ok`) and
  *   `go <ms> <turn> <b0> … <b7> <stacked> <ambers>` (the position as `rustFen` in
- *   bench/ostseeschach-positions.ts prints it: the piece bitboards of ONE then TWO in the order Herzmuschel, Moewe, Seestern, Robbe, bit x + 8·y;
- *   towers; ambers ONE | TWO << 4), answered by `move <fx> <fy> <tx> <ty>`. Other output lines are
+ *   bench/ostseeschach-positions.ts prints it: the piece bitboards of ONE then TWO in the order
+ *   Herzmuschel, Moewe, Seestern, Robbe, bit x + 8·y; towers; ambers ONE | TWO << 4), answered by `move <fx> <fy> <tx> <ty>`. Other output lines are
  *   ignored (a search log). Its wall time per move is measured here; an illegal move, a garbled
  *   answer, or no answer within 5·ms + 5 s counts as its loss.
  *

@@ -53,11 +53,6 @@ export interface SearchOptions {
   /** Futility pruning of quiet moves at depth 1–2 when the static value is far below alpha. */
   readonly useFutility?: boolean;
   /**
-   * Aspiration windows from depth 5: the root searched within ±`aspiration` of the last score,
-   * widened (×4) on a fail; 0 searches every iteration with the full window.
-   */
-  readonly aspiration?: number;
-  /**
    * Root-only bonus for a move that banks an amber now. Without it a safe amber can be postponed
    * forever when the search sees it stays available (equal values, the first move found wins).
    */
@@ -85,7 +80,6 @@ export class Searcher {
   private readonly rootAmberBonus: number;
   private readonly useNullMove: boolean;
   private readonly useFutility: boolean;
-  private readonly aspiration: number;
   private readonly moves = new Int32Array(MAX_PLY * MAX_MOVES);
   private readonly orderScore = new Int32Array(MAX_PLY * MAX_MOVES);
   private readonly killers = new Int32Array(MAX_PLY * 2);
@@ -110,7 +104,6 @@ export class Searcher {
     this.rootAmberBonus = options.rootAmberBonus ?? 40;
     this.useNullMove = options.useNullMove ?? false;
     this.useFutility = options.useFutility ?? false;
-    this.aspiration = options.aspiration ?? 0;
   }
 
   search(root: Position, limits: SearchLimits = {}): SearchResult {
@@ -118,9 +111,9 @@ export class Searcher {
     const start = this.now();
     const deadline = limits.deadline ?? Infinity;
     const extended = Math.max(deadline, limits.extendedDeadline ?? deadline);
-    this.deadline = deadline;
+    // No iteration starts after the soft deadline (the deadline when none is given).
+    const soft = Math.min(deadline, limits.softDeadline ?? deadline);
     this.maxNodes = limits.maxNodes ?? Infinity;
-    const plan = { deadline, softDeadline: limits.softDeadline ?? deadline };
     this.pos = root.clone();
     this.nodes = 0;
     this.stopped = false;
@@ -142,15 +135,12 @@ export class Searcher {
     let wentLong = false;
     this.prevRootScore = null;
     for (let depth = 1; depth <= Math.max(1, horizon); depth++) {
-      const iterationStart = this.now();
-      if (depth > 1) {
-        // One legal move needs no thought; otherwise search on until the deadline (time.ts).
-        if (n === 1 || iterationStart >= plan.softDeadline || iterationStart >= plan.deadline) break;
-      }
+      // One legal move needs no thought; otherwise search on until the deadline (time.ts).
+      if (depth > 1 && (n === 1 || this.now() >= soft)) break;
       this.deadline = deadline;
       this.normalDeadline = deadline;
       this.extendedDeadline = extended;
-      const score = this.aspirate(depth, bestScore);
+      const score = this.negamax(depth, -INF, INF, 0, true);
       wentLong = this.deadline > deadline;
       const rootMove = this.pvLength[0]! > 0 ? this.pvTable[0]! : 0;
       if (this.aborted()) {
@@ -171,27 +161,6 @@ export class Searcher {
       if (Math.abs(score) > WIN_BOUND) break;
     }
     return { move: best, score: bestScore, depth: depthDone, nodes: this.nodes, elapsedMs: this.now() - start, pv, extended: wentLong };
-  }
-
-  /** One iteration: in a window around the last score when aspiration is on, widened until it holds. */
-  private aspirate(depth: number, last: number): number {
-    if (this.aspiration <= 0 || depth < 5 || Math.abs(last) >= WIN_BOUND) return this.negamax(depth, -INF, INF, 0, true);
-    let delta = this.aspiration;
-    let alpha = Math.max(-INF, last - delta);
-    let beta = Math.min(INF, last + delta);
-    for (;;) {
-      const score = this.negamax(depth, alpha, beta, 0, true);
-      if (this.aborted()) return score;
-      if (score <= alpha && alpha > -INF) {
-        delta *= 4;
-        alpha = delta > 2000 ? -INF : Math.max(-INF, last - delta);
-      } else if (score >= beta && beta < INF) {
-        delta *= 4;
-        beta = delta > 2000 ? INF : Math.min(INF, last + delta);
-      } else {
-        return score;
-      }
-    }
   }
 
   /** Set at the root when an unfinished iteration found a move above its first move's score. */
