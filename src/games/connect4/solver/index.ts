@@ -12,7 +12,7 @@ import { GROW_FROM, GROW_TO, Solver } from './solver.js';
 
 export { Book, canonicalKey } from './book.js';
 export { CELLS, MAX_SCORE, MIN_SCORE, Position } from './position.js';
-export { CENTRE_FIRST, GROW_FROM, GROW_TO, SearchAborted, Solver, SPLIT_AFTER, type Engine, type SolverOptions } from './solver.js';
+export { GROW_FROM, GROW_TO, SearchAborted, Solver, SPLIT_AFTER, type Engine, type SolverOptions } from './solver.js';
 export { wasmPath } from './search-wasm.js';
 export { TranspositionTable } from './table.js';
 

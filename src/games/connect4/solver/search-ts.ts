@@ -10,7 +10,7 @@ import { TranspositionTable } from './table.js';
  * the published node counts come from the computed order). Priority is the reverse rank (column 3 →
  * 6 … column 6 → 0), indexed here by bit number across both words (lo bits 0–27, hi bits 28–48).
  */
-const COLUMN_ORDER = [3, 2, 4, 1, 5, 0, 6];
+export const COLUMN_ORDER: readonly number[] = [3, 2, 4, 1, 5, 0, 6];
 const PRIORITY_OF_BIT = Int32Array.from({ length: WIDTH * STRIDE }, (_, bit) => WIDTH - 1 - COLUMN_ORDER.indexOf(Math.floor(bit / STRIDE)));
 
 /** Scratch layout per ply: sorted keys, then per priority the move's bits and its threat cells. */

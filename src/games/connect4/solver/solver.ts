@@ -2,7 +2,7 @@ import { WIDTH } from '../bitboard.js';
 import type { Book } from './book.js';
 import { CELLS, type Position } from './position.js';
 import type { Engine, Search } from './search.js';
-import { TsSearch } from './search-ts.js';
+import { COLUMN_ORDER, TsSearch } from './search-ts.js';
 import { WasmSearch, wasmModule, WASM_FILE, type LinesSolved, type ParallelOptions } from './search-wasm.js';
 
 export type { Engine } from './search.js';
@@ -230,12 +230,12 @@ export class Solver {
    * One best column (0-based) of a position in which nobody has won yet, and its score: the
    * best-move-only search of `solve --best-move` and the perfect bot outside the book. One exact
    * solve of the position (Pons' null-window iterations), then null-window tests of its columns in
-   * `order` (default CENTRE_FIRST, the search's own order, so the first test nearly always
+   * `order` (default COLUMN_ORDER, the search's own centre-first order, so the first test nearly always
    * succeeds, on bounds the solve left in the table) until the first that reaches the score: no
    * exact value of any column, and no proof about the columns after it (bestMoves tests all).
    * Inside the book: the first column of `order` among the book's best, without a search.
    */
-  bestMove(position: Position, order: readonly number[] = CENTRE_FIRST): { score: number; column: number } {
+  bestMove(position: Position, order: readonly number[] = COLUMN_ORDER): { score: number; column: number } {
     for (const col of order) if (position.isWinningMove(col)) return { score: (CELLS + 1 - position.moves) >> 1, column: col };
     const known = this.book?.bestColumns(position) ?? null;
     const knownScore = this.book?.get(position) ?? null;
@@ -294,9 +294,6 @@ export class Solver {
     return { score, columns };
   }
 }
-
-/** Columns (0-based) centre first, the order of Pons' search: 3, 2, 4, 1, 5, 0, 6. */
-export const CENTRE_FIRST: readonly number[] = [3, 2, 4, 1, 5, 0, 6];
 
 /** Whether a position is its own mirror image. */
 function isSymmetric(position: Position): boolean {
