@@ -4,7 +4,7 @@ import { Rng } from '../../../src/core/rng.js';
 import { MOVE_BY_KING, MOVE_CAPTURE, generateMoves, hasMove } from '../../../src/games/dame/board.js';
 import { engineBot, fixedDepthBot, greedyBot, randomBot } from '../../../src/games/dame/bots/index.js';
 import { playGame, points } from '../../../src/games/dame/bots/arena.js';
-import { DameEngine, MATE, isWinScore } from '../../../src/games/dame/engine/index.js';
+import { DameEngine, MATE, MATE_BOUND, isWinScore } from '../../../src/games/dame/engine/index.js';
 import { DEFAULT_WEIGHTS, evaluate } from '../../../src/games/dame/engine/eval.js';
 import { formatMove, parsePieces } from '../../../src/games/dame/notation.js';
 import type { Position } from '../../../src/games/dame/position.js';
@@ -128,10 +128,15 @@ describe('search', () => {
           contempt: 0,
         });
         if (legalMoves(s).length === 1) return true;
-        expect(r.depth).toBe(depth);
+        // A result proven within the depth searched ends the search early; it is exact, so the
+        // deeper plain minimax must give the same value.
+        const proven = Math.abs(r.score) > MATE_BOUND && MATE - Math.abs(r.score) <= r.depth;
+        if (proven) expect(r.depth).toBeLessThanOrEqual(depth);
+        else expect(r.depth).toBe(depth);
         expect(r.score).toBe(alphaBeta(positionOf(s), depth));
       }),
-      { numRuns: 15 },
+      // The fixed seed is a position with a win in one that stops at depth 1 (seen in CI).
+      { numRuns: 15, examples: [[1217671475, 2]] },
     );
   });
 
