@@ -6,6 +6,7 @@ import { EXIT_UNAVAILABLE, UnavailableError, UsageError } from './core/errors.js
 import { installCrashHandlers } from './core/guard.js';
 import { RecordStore, type MatchDetail, type MatchRecord } from './core/records.js';
 import type { Records } from './core/record-backend.js';
+import { describePruned } from './core/record-keep.js';
 import { parseAge } from './core/retention.js';
 import { findGame, GAMES } from './games/registry.js';
 import { openDatabaseRecords } from './records-open.js';
@@ -151,7 +152,10 @@ export function buildProgram(): Command {
       const store = await openRecords(cmd.optsWithGlobals<GlobalOptions>());
       try {
         const match = await store.getMatch(id);
-        if (!match) throw new UsageError(`no match with id "${id}" in ${recordsWhere(settingsFrom(cmd.optsWithGlobals<GlobalOptions>()))}`);
+        if (!match) {
+          const pruned = await store.prunedNote(id);
+          throw new UsageError(`no match with id "${id}" in ${recordsWhere(settingsFrom(cmd.optsWithGlobals<GlobalOptions>()))}${pruned ? `: ${describePruned(pruned)}` : ''}`);
+        }
         if (opts.json) process.stdout.write(JSON.stringify(match, null, 2) + '\n');
         else process.stdout.write(formatReplay(match));
         const check = findGame(match.game)?.verify?.(match);
@@ -201,14 +205,15 @@ export function buildProgram(): Command {
     });
   program
     .command('prune')
-    .description('delete old records: matches (and their wire logs) older than --older-than, or only wire logs')
+    .description("delete old records: matches (and their wire logs) older than --older-than, or only wire logs; a tournament's records only with --include-tournaments")
     .option('--older-than <age>', 'age such as 30d, 12h or 90m (default: the records.keepDays setting)')
     .option('--wire-only', 'keep the matches, delete only their wire logs (default age: records.wireKeepDays)')
-    .option('--max-mb <n>', 'then delete the oldest matches until the store uses at most this many MB')
+    .option('--max-mb <n>', 'then delete matches until the store uses at most this many MB: house games first, then played, then ladder games, each oldest first')
     .option('--game <name>', 'only this game')
+    .option('--include-tournaments', "tournament games too (kept otherwise until the tournament is archived or deleted: spielhalle tournament archive|delete)")
     .option('--dry-run', 'count what would be deleted, delete nothing')
     .option('--vacuum', 'afterwards shrink the file to what is in use (blocks writers for a while)')
-    .action(async (opts: { olderThan?: string; wireOnly?: boolean; maxMb?: string; game?: string; dryRun?: boolean; vacuum?: boolean }, cmd: Command) => {
+    .action(async (opts: { olderThan?: string; wireOnly?: boolean; maxMb?: string; game?: string; includeTournaments?: boolean; dryRun?: boolean; vacuum?: boolean }, cmd: Command) => {
       const global = cmd.optsWithGlobals<GlobalOptions>();
       const settings = settingsFrom(global);
       knownGame(opts.game);
@@ -236,7 +241,9 @@ export function buildProgram(): Command {
             matchesBefore: opts.wireOnly ? undefined : before,
             wireBefore: opts.wireOnly ? before : undefined,
             game: opts.game,
+            includeTournaments: opts.includeTournaments === true,
             dryRun: opts.dryRun === true,
+            reason: 'prune',
           });
           process.stdout.write(`${opts.dryRun ? 'would delete' : 'deleted'} ${r.matches} matches and ${r.wireRows} wire log rows in ${recordsWhere(settings)}\n`);
         } finally {
@@ -251,11 +258,15 @@ export function buildProgram(): Command {
           wireBefore: opts.wireOnly ? before : undefined,
           maxBytes,
           game: opts.game,
+          includeTournaments: opts.includeTournaments === true,
           dryRun: opts.dryRun === true,
+          reason: 'prune',
         });
         const mb = (b: number) => (b / 1048576).toFixed(1);
         const verb = opts.dryRun ? 'would delete' : 'deleted';
         process.stdout.write(`${verb} ${r.matches} matches and ${r.wireRows} wire log rows: ${mb(r.bytesBefore)} MB in use, ${opts.dryRun ? 'about ' : ''}${mb(r.bytesAfter)} MB after\n`);
+        if (r.capUnmet === true)
+          process.stderr.write(`still above ${opts.maxMb} MB: the rest belongs to tournaments (archive or delete them, or add --include-tournaments)\n`);
         if (opts.vacuum && !opts.dryRun) {
           store.vacuum();
           process.stdout.write(`vacuumed: the file now holds ${mb(store.usedBytes())} MB\n`);

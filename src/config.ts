@@ -50,6 +50,8 @@ export const settingsSchema = z
     records: z
       .object({
         keepDays: z.number().min(0).max(100_000),
+        /** House games (bot against bot, nobody from outside) go sooner (issue 37). */
+        houseKeepDays: z.number().min(0).max(100_000),
         wireKeepDays: z.number().min(0).max(100_000),
         maxMegabytes: z.number().int().min(0).max(10_000_000),
         pruneEveryMinutes: z.number().min(1).max(10_080),
@@ -127,7 +129,7 @@ export const DEFAULT_SETTINGS: Settings = {
   seed: '',
   web: { enabled: true, host: '127.0.0.1', port: 8080, token: '' },
   database: { url: '', schema: 'public' },
-  records: { keepDays: 365, wireKeepDays: 30, maxMegabytes: 1024, pruneEveryMinutes: 60 },
+  records: { keepDays: 365, houseKeepDays: 3, wireKeepDays: 30, maxMegabytes: 1024, pruneEveryMinutes: 60 },
   tournaments: { programs: [], ports: '' },
   ladder: { enabled: false, games: ['dame', 'ostseeschach'], houseAfterSeconds: 10, window: 150, widenPerSecond: 40, sameHostAllowed: true, maxGamesPerEntry: 1, minGames: 10 },
   games: {

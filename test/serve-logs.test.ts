@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RecordStore } from '../src/core/records.js';
 import { allGamesOnFreePorts } from './support/serve-probe.js';
 
 /**
@@ -136,6 +137,20 @@ describe('serve logs', () => {
     }
     expect(games).toEqual(expect.arrayContaining(['catan', 'dame', 'mia', 'ostseeschach']));
     expect(await ended('ostseeschach'), 'an Ostseeschach house game played to its end').toBeGreaterThan(0);
+    // Nobody from outside played: every record is a house game's, which retention takes first (issue 37).
+    const store = new RecordStore(join(serve.dir, 'spielhalle.db'), { mode: 'read' });
+    try {
+      const classes = new Map<string, Set<string>>();
+      for (const m of store.listMatches({ limit: 500 })) {
+        const set = classes.get(m.game) ?? new Set<string>();
+        set.add(store.keepOf(m.id)?.keep ?? 'none');
+        classes.set(m.game, set);
+      }
+      expect([...classes.keys()]).toEqual(expect.arrayContaining(['catan', 'dame', 'mia', 'ostseeschach']));
+      for (const [game, set] of classes) expect([...set], game).toEqual(['house']);
+    } finally {
+      store.close();
+    }
 
     const lines = serve.output().split('\n').filter((l) => l !== '');
     const head = bannerAt(lines);

@@ -19,6 +19,7 @@ import type {
   TournamentRecord,
   TournamentStatus,
 } from './record-types.js';
+import type { KeepClass, PrunedNote } from './record-keep.js';
 
 export interface NewMatch {
   id?: string;
@@ -27,6 +28,11 @@ export interface NewMatch {
   startedAt: number;
   seats: SeatRecord[];
   meta?: unknown;
+  /**
+   * A game the serving process plays on its own between its house bots only: retention takes it
+   * first (issue 37). A tournament's or the ladder's game is classed by its meta instead.
+   */
+  house?: boolean | undefined;
 }
 
 export interface WireLine {
@@ -86,7 +92,7 @@ export interface Records {
   countMatches(game?: string): Answer<number>;
 
   // ---- Tournaments: committed when the promise resolves (a resumed tournament depends on them). ----
-  createTournament(t: Omit<TournamentRecord, 'done' | 'total' | 'updatedAt' | 'finishedAt' | 'note'>): Answer<void>;
+  createTournament(t: Omit<TournamentRecord, 'done' | 'total' | 'updatedAt' | 'finishedAt' | 'archivedAt' | 'note'>): Answer<void>;
   getTournament(id: string): Answer<TournamentRecord | null>;
   listTournaments(options?: { game?: string | undefined; limit?: number | undefined; offset?: number | undefined }): Answer<TournamentRecord[]>;
   setTournamentStatus(id: string, status: TournamentStatus, at: number, note?: string | null): Answer<void>;
@@ -127,6 +133,17 @@ export interface Records {
    * ({ reason, counted }); their ids. Committed when the promise resolves.
    */
   supersedeRecordsOf(tournamentMatch: string, counted: readonly string[], at: number, reason: string): Answer<string[]>;
+  /** A record's retention class and tournament (issue 37); null when there is no such record. */
+  keepOf(id: string): Answer<{ keep: KeepClass; tournamentId: string | null } | null>;
+  /** Why a record is not in the store, when retention, `prune` or a tournament's deletion took it (issue 37). */
+  prunedNote(id: string): Answer<PrunedNote | null>;
+  /**
+   * Deletes a tournament on purpose with every game record of it (each leaves a note); how many
+   * records went, null when there is no such tournament.
+   */
+  deleteTournament(id: string, at: number): Answer<{ records: number } | null>;
+  /** Marks a tournament archived: retention may take its records from now on (its file holds them). */
+  archiveTournament(id: string, at: number): Answer<void>;
   /** An event added to a match after it ended; committed when the promise resolves. */
   appendEvent(matchId: string, event: { at: number; seat?: number | null; type: string; data?: unknown }): Answer<void>;
 

@@ -56,6 +56,7 @@ export function listFilter(options: ListOptions): [string, (string | number)[]] 
   add('game <> ?', options.notGame);
   add('status = ?', options.status);
   add('id IN (SELECT match_id FROM seats WHERE name = ?)', options.player);
+  add('tournament_id = ?', options.tournament);
   add('started_at < ?', options.before);
   add('started_at >= ?', options.since);
   return [where.length ? `WHERE ${where.join(' AND ')}` : '', args];
@@ -139,6 +140,7 @@ export interface TournamentRow {
   created_at: number;
   updated_at: number;
   finished_at: number | null;
+  archived_at?: number | null;
   note: string | null;
   total: number;
   done: number;
@@ -158,6 +160,7 @@ export function toTournament(r: TournamentRow): TournamentRecord {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     finishedAt: r.finished_at,
+    archivedAt: r.archived_at ?? null,
     note: r.note,
   };
 }

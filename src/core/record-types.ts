@@ -102,6 +102,11 @@ export interface TournamentRecord {
   createdAt: number;
   updatedAt: number;
   finishedAt: number | null;
+  /**
+   * When it was archived (`tournament archive`): its file holds its records, which retention may
+   * take from then on; null while retention keeps them (issue 37).
+   */
+  archivedAt: number | null;
   /** Why it failed or stopped, when it did. */
   note: string | null;
 }
@@ -152,6 +157,8 @@ export interface ListOptions {
   status?: MatchStatus | undefined;
   /** Only matches with a seat of this name. */
   player?: string | undefined;
+  /** Only the game records of this tournament (superseded attempts included). */
+  tournament?: string | undefined;
   limit?: number | undefined;
   /** Skip this many of the matches found (paging). */
   offset?: number | undefined;
@@ -159,4 +166,22 @@ export interface ListOptions {
   before?: number | undefined;
   /** Started at or after this (ms since epoch). */
   since?: number | undefined;
+}
+
+/** The retention class of a match record (core/record-keep.ts, issue 37). */
+export type KeepClass = 'house' | 'played' | 'ladder' | 'tournament' | 'archived';
+
+/** Why a record went, as the store notes it. */
+export type PruneReason = 'retention' | 'prune' | 'tournament deleted';
+
+/** What a link to a record that is gone is told (`/api/matches/:id/pruned`). */
+export interface PrunedNote {
+  id: string;
+  /** When it was deleted (ms since epoch). */
+  prunedAt: number;
+  reason: PruneReason;
+  /** The record's own note (exact), or a house game mark that covers its start (probable). */
+  exact: boolean;
+  keep: KeepClass | null;
+  tournamentId: string | null;
 }

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { SERVER_STOPPED } from './guard.js';
 import type { Logger } from './log.js';
 import { trackDatabase } from './metrics.js';
+import { keepMigration, keepOf, prunable, prunedNoteOf, type KeepClass, type PruneReason, type PrunedNote } from './record-keep.js';
 import { backoffMs, isConnectionError, noteLostConnection, Outage, retryWhileDown, sleep, transactionOnce } from './pg-outage.js';
 import type { NewMatch, Records, RecordsHealth, TournamentClaim, WireLine } from './record-backend.js';
 import {
@@ -137,6 +138,8 @@ const MIGRATIONS: readonly string[] = [
   // Which serving process records a match (`host:pid:random`): a match a crashed `serve` left
   // running is marked aborted (`crash`) by the next serving store (issue 31), as on SQLite.
   'ALTER TABLE matches ADD COLUMN served_by TEXT;',
+  // Retention classes, notes on pruned records, archived tournaments (issue 37).
+  keepMigration('postgres'),
 ];
 
 /** The advisory lock a serving store holds for its life: free again means its process is gone. */
@@ -158,7 +161,7 @@ const numbered = (sql: string): string => {
 const deflate = promisify(deflateRaw);
 
 type Op =
-  | { t: 'match'; id: string; game: string; seed: string | null; startedAt: number; meta: string | null }
+  | { t: 'match'; id: string; game: string; seed: string | null; startedAt: number; meta: string | null; keep: KeepClass; tournamentId: string | null }
   | { t: 'seat'; matchId: string; seat: number; name: string; kind: string; address: string | null }
   | { t: 'event'; matchId: string; seq: number; at: number; seat: number | null; type: string; data: string | null }
   | { t: 'wire'; matchId: string | null; game: string; conn: string; at: number; dir: string; data: string }
@@ -610,10 +613,20 @@ export class PgRecordStore implements Records {
       const matches = of('match');
       if (matches.length > 0)
         await c.query(
-          `INSERT INTO matches (id, game, seed, status, started_at, meta, served_by)
-           SELECT id, game, seed, 'running', started_at, meta, $6::text FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[])
-             WITH ORDINALITY AS u(id, game, seed, started_at, meta, n) ORDER BY n${orSkip}`,
-          [matches.map((m) => m.id), matches.map((m) => m.game), matches.map((m) => m.seed), matches.map((m) => m.startedAt), matches.map((m) => m.meta), this.servedBy],
+          `INSERT INTO matches (id, game, seed, status, started_at, meta, served_by, keep, tournament_id)
+           SELECT id, game, seed, 'running', started_at, meta, $6::text, keep, tournament_id
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $7::text[], $8::text[])
+             WITH ORDINALITY AS u(id, game, seed, started_at, meta, keep, tournament_id, n) ORDER BY n${orSkip}`,
+          [
+            matches.map((m) => m.id),
+            matches.map((m) => m.game),
+            matches.map((m) => m.seed),
+            matches.map((m) => m.startedAt),
+            matches.map((m) => m.meta),
+            this.servedBy,
+            matches.map((m) => m.keep),
+            matches.map((m) => m.tournamentId),
+          ],
         );
       const seats = of('seat');
       if (seats.length > 0)
@@ -677,8 +690,9 @@ export class PgRecordStore implements Records {
     const id = input.id ?? newMatchId(input.game, input.startedAt);
     const seed = input.seed === undefined || input.seed === null ? null : String(input.seed);
     const meta = input.meta === undefined ? null : JSON.stringify(input.meta);
+    const { keep, tournamentId } = keepOf(input);
     this.eventSeq.set(id, 0);
-    this.enqueue({ t: 'match', id, game: input.game, seed, startedAt: input.startedAt, meta });
+    this.enqueue({ t: 'match', id, game: input.game, seed, startedAt: input.startedAt, meta, keep, tournamentId });
     for (const s of input.seats) this.enqueue({ t: 'seat', matchId: id, seat: s.seat, name: s.name, kind: s.kind, address: s.address ?? null });
     return id;
   }
@@ -805,7 +819,7 @@ export class PgRecordStore implements Records {
     if (this.mode === 'read') throw new Error('the record store is open read-only');
   }
 
-  async createTournament(t: Omit<TournamentRecord, 'done' | 'total' | 'updatedAt' | 'finishedAt' | 'note'>): Promise<void> {
+  async createTournament(t: Omit<TournamentRecord, 'done' | 'total' | 'updatedAt' | 'finishedAt' | 'archivedAt' | 'note'>): Promise<void> {
     this.writable();
     await this.pool.query(
       `INSERT INTO tournaments (id, name, game, format, spec, source, status, created_at, updated_at, finished_at, note)
@@ -1064,27 +1078,32 @@ export class PgRecordStore implements Records {
     const bytesBefore = await this.usedBytes();
     const result: PruneResult = { matches: 0, wireRows: 0, bytesBefore, bytesAfter: bytesBefore };
     const game = o.game === undefined ? '' : ' AND game = $2';
+    const keepOk = prunable(o);
     const ended = (before: number, extra = '') =>
-      `SELECT id FROM matches WHERE status <> 'running' AND COALESCE(ended_at, started_at) < $1${game}${extra}`;
+      `SELECT id FROM matches WHERE status <> 'running' AND COALESCE(ended_at, started_at) < $1${game}${keepOk}${extra}`;
     const args = (before: number) => (o.game === undefined ? [before] : [before, o.game]);
     const count = async (sql: string, values: unknown[]): Promise<number> =>
       Number((await this.pool.query<{ n: string }>(sql, values)).rows[0]?.n ?? 0);
-    if (o.matchesBefore !== undefined) {
-      const before = o.matchesBefore;
+    const reason = o.reason ?? 'retention';
+    const at = o.now ?? Date.now();
+    const deleteEnded = async (before: number, extra: string): Promise<void> => {
       if (o.dryRun) {
-        result.matches += await count(`SELECT COUNT(*) AS n FROM (${ended(before)}) m`, args(before));
-        result.wireRows += await count(`SELECT COUNT(*) AS n FROM wire WHERE match_id IN (${ended(before)})`, args(before));
-      } else
-        for (;;) {
-          const n = await this.transaction(async (c) => {
-            const ids = (await c.query<{ id: string }>(`DELETE FROM matches WHERE id IN (${ended(before)} ORDER BY started_at LIMIT 500) RETURNING id`, args(before))).rows.map((r) => r.id);
-            if (ids.length > 0) result.wireRows += (await c.query('DELETE FROM wire WHERE match_id = ANY($1::text[])', [ids])).rowCount ?? 0;
-            return ids.length;
-          });
-          result.matches += n;
-          if (n === 0) break;
-        }
-    }
+        result.matches += await count(`SELECT COUNT(*) AS n FROM (${ended(before, extra)}) m`, args(before));
+        result.wireRows += await count(`SELECT COUNT(*) AS n FROM wire WHERE match_id IN (${ended(before, extra)})`, args(before));
+        return;
+      }
+      for (;;) {
+        const n = await this.transaction(async (c) => {
+          const ids = (await c.query<{ id: string }>(`${ended(before, extra)} ORDER BY started_at LIMIT 500`, args(before))).rows.map((r) => r.id);
+          if (ids.length > 0) result.wireRows += await forgetMatches(c, ids, reason, at);
+          return ids.length;
+        });
+        result.matches += n;
+        if (n === 0) break;
+      }
+    };
+    if (o.houseBefore !== undefined) await deleteEnded(o.houseBefore, " AND keep = 'house'");
+    if (o.matchesBefore !== undefined) await deleteEnded(o.matchesBefore, '');
     if (o.wireBefore !== undefined) {
       const before = o.wireBefore;
       const loose = `FROM wire WHERE match_id IS NULL AND at < $1${game}`;
@@ -1102,6 +1121,48 @@ export class PgRecordStore implements Records {
     }
     result.bytesAfter = await this.usedBytes();
     return result;
+  }
+
+  async keepOf(id: string): Promise<{ keep: KeepClass; tournamentId: string | null } | null> {
+    await this.drain();
+    const r = (await this.pool.query<{ keep: KeepClass; tournament_id: string | null }>('SELECT keep, tournament_id FROM matches WHERE id = $1', [id])).rows[0];
+    return r ? { keep: r.keep, tournamentId: r.tournament_id } : null;
+  }
+
+  async prunedNote(id: string): Promise<PrunedNote | null> {
+    const own = (
+      await this.pool.query<{ pruned_at: number; reason: string; keep: string; tournament_id: string | null }>(
+        'SELECT pruned_at, reason, keep, tournament_id FROM pruned WHERE id = $1',
+        [id],
+      )
+    ).rows[0];
+    const game = /^([a-z0-9]+)-/.exec(id)?.[1];
+    const mark =
+      own || game === undefined
+        ? undefined
+        : (await this.pool.query<{ started_before: number; pruned_at: number; reason: string }>('SELECT started_before, pruned_at, reason FROM pruned_house WHERE game = $1', [game])).rows[0];
+    return prunedNoteOf(id, own, mark);
+  }
+
+  async deleteTournament(id: string, at: number): Promise<{ records: number } | null> {
+    this.writable();
+    await this.drain();
+    return this.transaction(async (c) => {
+      if ((await c.query('SELECT 1 FROM tournaments WHERE id = $1 FOR UPDATE', [id])).rowCount === 0) return null;
+      const ids = (await c.query<{ id: string }>("SELECT id FROM matches WHERE tournament_id = $1 AND status <> 'running'", [id])).rows.map((r) => r.id);
+      if (ids.length > 0) await forgetMatches(c, ids, 'tournament deleted', at);
+      await c.query('DELETE FROM tournaments WHERE id = $1', [id]);
+      return { records: ids.length };
+    });
+  }
+
+  async archiveTournament(id: string, at: number): Promise<void> {
+    this.writable();
+    await this.drain();
+    await this.transaction(async (c) => {
+      if ((await c.query('UPDATE tournaments SET archived_at = $1 WHERE id = $2', [at, id])).rowCount === 0) throw new Error(`no tournament ${id}`);
+      await c.query("UPDATE matches SET keep = 'archived' WHERE tournament_id = $1 AND keep = 'tournament'", [id]);
+    });
   }
 
   /** Bytes on disk of this schema's tables with their indexes and TOAST. */
@@ -1158,4 +1219,26 @@ export class PgRecordStore implements Records {
       await this.raw.end();
     }
   }
+}
+
+/**
+ * Deletes ended records in a transaction, each leaving its note (a row of its own, or for house
+ * games the game's mark, record-keep.ts); how many wire rows went with them.
+ */
+async function forgetMatches(c: pg.PoolClient, ids: readonly string[], reason: PruneReason, at: number): Promise<number> {
+  await c.query(
+    `INSERT INTO pruned (id, game, keep, tournament_id, started_at, pruned_at, reason)
+     SELECT id, game, keep, tournament_id, started_at, $2, $3 FROM matches WHERE id = ANY($1::text[]) AND keep <> 'house'
+     ON CONFLICT (id) DO UPDATE SET keep = excluded.keep, tournament_id = excluded.tournament_id, started_at = excluded.started_at, pruned_at = excluded.pruned_at, reason = excluded.reason`,
+    [ids, at, reason],
+  );
+  await c.query(
+    `INSERT INTO pruned_house (game, started_before, pruned_at, reason)
+     SELECT game, MAX(started_at), $2, $3 FROM matches WHERE id = ANY($1::text[]) AND keep = 'house' GROUP BY game
+     ON CONFLICT (game) DO UPDATE SET started_before = GREATEST(pruned_house.started_before, excluded.started_before), pruned_at = excluded.pruned_at, reason = excluded.reason`,
+    [ids, at, reason],
+  );
+  const wire = (await c.query('DELETE FROM wire WHERE match_id = ANY($1::text[])', [ids])).rowCount ?? 0;
+  await c.query('DELETE FROM matches WHERE id = ANY($1::text[])', [ids]);
+  return wire;
 }

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { CRASH, SERVER_STOPPED } from './guard.js';
+import { CAP_ORDER, keepMigration, keepOf, prunable, prunedNoteOf, type KeepClass, type PruneReason, type PrunedNote } from './record-keep.js';
 import { LOST_EVENT, ROW_LEVEL, SqliteWriter, type DroppedRow, type WriteHealth, type WriteNotice } from './record-writer.js';
 import type { NewMatch, Records, TournamentClaim, WireLine } from './record-backend.js';
 import {
@@ -90,16 +91,30 @@ export type { WriteHealth, WriteNotice } from './record-writer.js';
 /** Held rows kept in memory while writes fail, at most (estimated bytes). */
 export const MAX_HELD_BYTES = 64 * 1024 * 1024;
 
-/** What `prune` removes: records older than a time, by game, and/or down to a size. */
+/**
+ * What `prune` removes: records older than a time, by game, and/or down to a size. A
+ * tournament's records (class `tournament`, record-keep.ts) only with `includeTournaments`.
+ */
 export interface PruneOptions {
   /** Delete finished and aborted matches (with everything recorded of them) that ended before this (ms since epoch). */
   matchesBefore?: number | undefined;
+  /** Delete house games (only) that ended before this (records.houseKeepDays). */
+  houseBefore?: number | undefined;
   /** Delete wire logs (only) of matches that ended before this, and connection logs older than it. */
   wireBefore?: number | undefined;
-  /** Then delete the oldest ended matches until the file's used pages are at most this many bytes. */
+  /**
+   * Then delete ended matches until the file's used pages are at most this many bytes: house
+   * games first, then played and archived games, then ladder games, each oldest first.
+   */
   maxBytes?: number | undefined;
   game?: string | undefined;
+  /** Tournament records too (`prune --include-tournaments`); under a size cap, they go last. */
+  includeTournaments?: boolean | undefined;
   dryRun?: boolean | undefined;
+  /** Who prunes, for the notes a pruned record leaves (default `retention`). */
+  reason?: PruneReason | undefined;
+  /** The time the notes carry (default now). */
+  now?: number | undefined;
 }
 
 export interface PruneResult {
@@ -108,6 +123,8 @@ export interface PruneResult {
   /** Bytes of the file in use before and after (estimated after a dry run). */
   bytesBefore: number;
   bytesAfter: number;
+  /** The size cap could not be met without a tournament's records, which were kept. */
+  capUnmet?: boolean | undefined;
 }
 
 /** Another process serves from this store. */
@@ -168,16 +185,20 @@ const MIGRATIONS: readonly string[] = [
   `DROP INDEX IF EXISTS wire_conn;`,
   // Tournaments (issue #17). Plain SQL that PostgreSQL runs as well (#19): JSON in TEXT, 0/1 flags.
   TOURNAMENT_TABLES,
+  // Retention classes, notes on pruned records, archived tournaments (issue 37).
+  keepMigration('sqlite'),
 ];
 
 /** The schema version that has the tournament tables (a read-only store of an older file has none). */
 const TOURNAMENT_SCHEMA = 3;
+/** The schema version that has the retention classes and the notes on pruned records (issue 37). */
+const KEEP_SCHEMA = 4;
 
 /** One queued write: a statement name and its parameters. */
 type Op = [keyof typeof SQL, ...(string | number | null | Uint8Array)[]];
 
 const SQL = {
-  match: 'INSERT INTO matches (id, game, seed, status, started_at, meta) VALUES (?, ?, ?, ?, ?, ?)',
+  match: 'INSERT INTO matches (id, game, seed, status, started_at, meta, keep, tournament_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   seat: 'INSERT INTO seats (match_id, seat, name, kind, address) VALUES (?, ?, ?, ?, ?)',
   event: 'INSERT INTO events (match_id, seq, at, seat, type, data) VALUES (?, ?, ?, ?, ?, ?)',
   wire: 'INSERT INTO wire (match_id, game, conn, at, dir, data) VALUES (?, ?, ?, ?, ?, ?)',
@@ -445,8 +466,9 @@ export class RecordStore implements Records {
     const seed = input.seed === undefined || input.seed === null ? null : String(input.seed);
     const meta = input.meta === undefined ? null : JSON.stringify(input.meta);
     const seats = input.seats.map((s) => ({ ...s }));
+    const { keep, tournamentId } = keepOf(input);
     this.eventSeq.set(id, 0);
-    this.enqueue(['match', id, input.game, seed, 'running', input.startedAt, meta]);
+    this.enqueue(['match', id, input.game, seed, 'running', input.startedAt, meta, keep, tournamentId]);
     for (const s of seats) this.enqueue(['seat', id, s.seat, s.name, s.kind, s.address ?? null]);
     return id;
   }
@@ -581,7 +603,7 @@ export class RecordStore implements Records {
     return this.schemaVersion >= TOURNAMENT_SCHEMA;
   }
 
-  createTournament(t: Omit<TournamentRecord, 'done' | 'total' | 'updatedAt' | 'finishedAt' | 'note'>): void {
+  createTournament(t: Omit<TournamentRecord, 'done' | 'total' | 'updatedAt' | 'finishedAt' | 'archivedAt' | 'note'>): void {
     this.writeNow(() => {
       this.db
         .prepare(
@@ -868,19 +890,20 @@ export class RecordStore implements Records {
     const bytesBefore = this.usedBytes();
     const game = o.game === undefined ? '' : ' AND game = ?';
     const gameArgs = o.game === undefined ? [] : [o.game];
+    const keepOk = prunable(o);
     const result: PruneResult = { matches: 0, wireRows: 0, bytesBefore, bytesAfter: bytesBefore };
     const batch = 200;
     const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
     const wireOf = this.db.prepare('SELECT COUNT(*) AS n FROM wire WHERE match_id = ?');
-    const deleteMatch = this.db.prepare('DELETE FROM matches WHERE id = ?');
     const deleteWire = this.db.prepare('DELETE FROM wire WHERE match_id = ?');
+    const forget = this.forgetter(o.reason ?? 'retention', o.now ?? Date.now());
     // A dry run counts what each step would delete and deletes nothing.
     const dropWire = (id: string): number => (o.dryRun ? (wireOf.get(id) as { n: number }).n : deleteWire.run(id).changes);
     const deleteMatches = (ids: string[]): void => {
       this.db.transaction(() => {
         for (const id of ids) {
           result.wireRows += dropWire(id);
-          if (!o.dryRun) deleteMatch.run(id);
+          if (!o.dryRun) forget(id);
         }
       })();
       result.matches += ids.length;
@@ -888,7 +911,7 @@ export class RecordStore implements Records {
     /** Hands the ended matches that ended before `before` (and meet `where`) to `each`, oldest first, a batch at a time. */
     const eachBatch = async (before: number, where: string, each: (ids: string[]) => void): Promise<void> => {
       const select = this.db.prepare(
-        `SELECT id FROM matches WHERE status != 'running' AND COALESCE(ended_at, started_at) < ?${game}${where} ORDER BY started_at LIMIT ? OFFSET ?`,
+        `SELECT id FROM matches WHERE status != 'running' AND COALESCE(ended_at, started_at) < ?${game}${keepOk}${where} ORDER BY started_at LIMIT ? OFFSET ?`,
       );
       // What a real run deletes leaves the selection; a dry run pages past it.
       for (let offset = 0; ; ) {
@@ -899,7 +922,8 @@ export class RecordStore implements Records {
         await yieldNow();
       }
     };
-    // Everything about matches that ended long enough ago.
+    // Everything about matches that ended long enough ago: house games at their own age first.
+    if (o.houseBefore !== undefined) await eachBatch(o.houseBefore, " AND keep = 'house'", deleteMatches);
     if (o.matchesBefore !== undefined) await eachBatch(o.matchesBefore, '', deleteMatches);
     // Wire logs only: the match stays (seats, events, result), its messages go.
     if (o.wireBefore !== undefined) {
@@ -914,19 +938,98 @@ export class RecordStore implements Records {
         : this.db.prepare(`DELETE FROM wire WHERE match_id IS NULL AND at < ?${game}`).run(o.wireBefore, ...gameArgs).changes;
       result.wireRows += loose;
     }
-    // Down to a size: the oldest ended matches go first.
+    // Down to a size: house games first, then the others by class, each oldest first.
     if (o.maxBytes !== undefined && !o.dryRun) {
-      const select = this.db.prepare(`SELECT id FROM matches WHERE status != 'running'${game} ORDER BY started_at LIMIT ?`);
-      while (this.usedBytes() > o.maxBytes) {
-        // Small steps: the cap is met by deleting little more than needed.
-        const ids = (select.all(...gameArgs, 25) as { id: string }[]).map((r) => r.id);
-        if (ids.length === 0) break;
-        deleteMatches(ids);
-        await yieldNow();
+      for (const classes of CAP_ORDER) {
+        if (classes[0] === 'tournament' && o.includeTournaments !== true) break;
+        const select = this.db.prepare(
+          `SELECT id FROM matches WHERE status != 'running' AND keep IN (${classes.map(() => '?').join(', ')})${game} ORDER BY started_at LIMIT ?`,
+        );
+        while (this.usedBytes() > o.maxBytes) {
+          // Small steps: the cap is met by deleting little more than needed.
+          const ids = (select.all(...classes, ...gameArgs, 25) as { id: string }[]).map((r) => r.id);
+          if (ids.length === 0) break;
+          deleteMatches(ids);
+          await yieldNow();
+        }
       }
+      if (this.usedBytes() > o.maxBytes) result.capUnmet = true;
     }
     result.bytesAfter = o.dryRun ? Math.max(0, bytesBefore - this.estimateBytes(result)) : this.usedBytes();
     return result;
+  }
+
+  /**
+   * Deletes one ended record (in the caller's transaction) and leaves its note: a row of its own,
+   * or for a house game the game's mark (the newest start pruned).
+   */
+  private forgetter(reason: PruneReason, at: number): (id: string) => void {
+    const row = this.db.prepare('SELECT game, keep, tournament_id, started_at FROM matches WHERE id = ?');
+    const del = this.db.prepare('DELETE FROM matches WHERE id = ?');
+    const note = this.db.prepare(
+      `INSERT INTO pruned (id, game, keep, tournament_id, started_at, pruned_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET keep = excluded.keep, tournament_id = excluded.tournament_id, started_at = excluded.started_at, pruned_at = excluded.pruned_at, reason = excluded.reason`,
+    );
+    const mark = this.db.prepare(
+      `INSERT INTO pruned_house (game, started_before, pruned_at, reason) VALUES (?, ?, ?, ?)
+       ON CONFLICT (game) DO UPDATE SET started_before = MAX(started_before, excluded.started_before), pruned_at = excluded.pruned_at, reason = excluded.reason`,
+    );
+    return (id) => {
+      const r = row.get(id) as { game: string; keep: string; tournament_id: string | null; started_at: number } | undefined;
+      if (!r) return;
+      if (r.keep === 'house') mark.run(r.game, r.started_at, at, reason);
+      else note.run(id, r.game, r.keep, r.tournament_id, r.started_at, at, reason);
+      del.run(id);
+    };
+  }
+
+  keepOf(id: string): { keep: KeepClass; tournamentId: string | null } | null {
+    if (this.schemaVersion < KEEP_SCHEMA) return null;
+    this.flush();
+    const r = this.db.prepare('SELECT keep, tournament_id FROM matches WHERE id = ?').get(id) as { keep: KeepClass; tournament_id: string | null } | undefined;
+    return r ? { keep: r.keep, tournamentId: r.tournament_id } : null;
+  }
+
+  /** Why a record is not in the store, when it was pruned (issue 37); null when nothing says so. */
+  prunedNote(id: string): PrunedNote | null {
+    if (this.schemaVersion < KEEP_SCHEMA) return null;
+    const own = this.db.prepare('SELECT pruned_at, reason, keep, tournament_id FROM pruned WHERE id = ?').get(id) as
+      | { pruned_at: number; reason: string; keep: string; tournament_id: string | null }
+      | undefined;
+    const game = /^([a-z0-9]+)-/.exec(id)?.[1];
+    const mark = own || game === undefined ? undefined : (this.db.prepare('SELECT started_before, pruned_at, reason FROM pruned_house WHERE game = ?').get(game) as
+      | { started_before: number; pruned_at: number; reason: string }
+      | undefined);
+    return prunedNoteOf(id, own, mark);
+  }
+
+  /**
+   * Deletes a tournament on purpose: its rows, and every game record of it (each leaves a note,
+   * `tournament deleted`). Running records stay. How many records went; null without the tournament.
+   */
+  deleteTournament(id: string, at: number): { records: number } | null {
+    this.flush();
+    return this.writeNow(() => {
+      if (!this.db.prepare('SELECT 1 FROM tournaments WHERE id = ?').get(id)) return null;
+      const forget = this.forgetter('tournament deleted', at);
+      const ids = (this.db.prepare("SELECT id FROM matches WHERE tournament_id = ? AND status <> 'running'").all(id) as { id: string }[]).map((r) => r.id);
+      const wire = this.db.prepare('DELETE FROM wire WHERE match_id = ?');
+      for (const m of ids) {
+        wire.run(m);
+        forget(m);
+      }
+      this.db.prepare('DELETE FROM tournaments WHERE id = ?').run(id);
+      return { records: ids.length };
+    });
+  }
+
+  /** Marks a tournament archived (its file was written): its records are pruned like played games from now on. */
+  archiveTournament(id: string, at: number): void {
+    this.flush();
+    this.writeNow(() => {
+      if (this.db.prepare('UPDATE tournaments SET archived_at = ? WHERE id = ?').run(at, id).changes === 0) throw new Error(`no tournament ${id}`);
+      this.db.prepare("UPDATE matches SET keep = 'archived' WHERE tournament_id = ? AND keep = 'tournament'").run(id);
+    });
   }
 
   /** Reclaims the free pages: the file shrinks to what is in use (blocks; for `prune --vacuum`). */

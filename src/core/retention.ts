@@ -4,13 +4,17 @@ import type { PruneOptions, PruneResult } from './records.js';
 
 /**
  * Retention: the serving process prunes the record store on a timer, so that a server left
- * running for a term keeps a bounded file. Wire logs go first (they are most of the bytes), then
- * whole matches by age, then the oldest matches until the size cap holds.
+ * running for a term keeps a bounded file. House games go at their own, short age; then whole
+ * matches by age, wire logs by age, and under the size cap house games first, then played games,
+ * then ladder games, oldest first. A tournament's records are never taken until the tournament
+ * is archived or deleted on purpose (record-keep.ts, issue 37).
  */
 
 export interface RetentionSettings {
   /** Finished and aborted matches older than this many days are deleted (0: kept). */
   keepDays: number;
+  /** House games (the server's bots among themselves) older than this many days are deleted (0: as keepDays). */
+  houseKeepDays: number;
   /** Wire logs of matches older than this many days are deleted, the matches stay (0: kept). */
   wireKeepDays: number;
   /** The oldest matches are deleted while the store uses more than this (0: no cap). */
@@ -24,6 +28,7 @@ const DAY = 86_400_000;
 export function retentionPrune(s: RetentionSettings, now: number): PruneOptions {
   return {
     matchesBefore: s.keepDays > 0 ? now - s.keepDays * DAY : undefined,
+    houseBefore: s.houseKeepDays > 0 ? now - s.houseKeepDays * DAY : undefined,
     wireBefore: s.wireKeepDays > 0 ? now - s.wireKeepDays * DAY : undefined,
     maxBytes: s.maxMegabytes > 0 ? s.maxMegabytes * 1024 * 1024 : undefined,
   };
@@ -50,10 +55,15 @@ export function startRetention(
   const runNow = (): Promise<PruneResult | null> => {
     if (stopped) return Promise.resolve(null);
     running ??= store
-      .prune(retentionPrune(settings, now()))
+      .prune({ ...retentionPrune(settings, now()), reason: 'retention', now: now() })
       .then((r) => {
         if (r.matches > 0 || r.wireRows > 0)
           log.info({ matches: r.matches, wireRows: r.wireRows, mbBefore: mb(r.bytesBefore), mbAfter: mb(r.bytesAfter) }, 'records pruned');
+        if (r.capUnmet === true)
+          log.warn(
+            { mbAfter: mb(r.bytesAfter), capMb: settings.maxMegabytes },
+            'records: the store stays above records.maxMegabytes: what is left belongs to tournaments, which retention keeps until they are archived or deleted (spielhalle tournament archive|delete)',
+          );
         return r;
       })
       .catch((err: unknown) => {
@@ -65,7 +75,7 @@ export function startRetention(
       });
     return running;
   };
-  const active = settings.keepDays > 0 || settings.wireKeepDays > 0 || settings.maxMegabytes > 0;
+  const active = settings.keepDays > 0 || settings.houseKeepDays > 0 || settings.wireKeepDays > 0 || settings.maxMegabytes > 0;
   const first = active ? setTimeout(() => void runNow(), o.firstDelayMs ?? 10_000) : null;
   const every = active ? setInterval(() => void runNow(), settings.pruneEveryMinutes * 60_000) : null;
   first?.unref();

@@ -24,6 +24,7 @@ import { openDatabaseRecords } from '../records-open.js';
 import { formatError, formatWarning, parseTournament, type TournamentSpec } from './file.js';
 import { parsePortRange, type PortRange } from '../core/ports.js';
 import { preflight, problemLine } from './preflight.js';
+import { registerArchiveCommands } from './archive-cli.js';
 import type { LifeLock, MatchQueue } from './queue.js';
 import { formatStandings, formatStatus, matchLine, progressLine } from './report.js';
 import { matchesCsv, standingsCsv, standingsJson } from './standings.js';
@@ -435,6 +436,8 @@ export function registerTournamentCommands(program: Command): void {
         }
       });
     });
+
+  registerArchiveCommands(tournament, { settingsOf, withStore });
 }
 
 /**

@@ -19,6 +19,7 @@ import { registerLadderRoutes } from './ladder-api.js';
 import { registerProgramRoutes } from './programs-api.js';
 import type { Ladder } from '../ladder/ladder.js';
 import { registerTournamentRoutes, type TournamentRoutesOptions } from './tournaments.js';
+import { registerTournamentArchiveRoutes } from './tournament-archive-api.js';
 import { spectate } from './spectate.js';
 import type { CheckClientView } from './check-client-api.js';
 import { defaultStaticDir, registerStatic } from './static.js';
@@ -237,11 +238,16 @@ export function createWebServer(options: WebOptions): WebServer {
       if (!parsed.success)
         return reply.code(400).send({ error: `bad query: ${describeIssues(parsed.error)}` });
       const match = await store.getMatch(request.params.id);
-      if (!match) return reply.code(404).send({ error: `no match with id ${request.params.id}` });
+      // A record retention or a deletion took says when and why (issue 37).
+      if (!match) return reply.code(404).send({ error: `no match with id ${request.params.id}`, pruned: await store.prunedNote(request.params.id) });
       if (parsed.data.wire !== '0') return reply.send(match);
       const { wire, ...rest } = match;
       const summary: MatchSummary = { ...rest, wireLines: wireLines(wire).length };
       return reply.send(summary);
+    });
+
+    api.get<{ Params: { id: string } }>('/api/matches/:id/pruned', async (request, reply) => {
+      return reply.send({ pruned: await store.prunedNote(request.params.id) });
     });
 
     api.get<{ Params: { id: string } }>('/api/matches/:id/wire', async (request, reply) => {
@@ -281,6 +287,7 @@ export function createWebServer(options: WebOptions): WebServer {
     // One list: programs staff register in the dashboard are offered like the settings' own.
     const programs = [...(options.tournaments?.programs ?? [])];
     registerTournamentRoutes(api, { store, log, ...options.tournaments, programs });
+    registerTournamentArchiveRoutes(api, { store, log, dataDir: options.tournaments?.dataDir });
     registerProgramRoutes(api, {
       programs,
       adminToken: token ?? (options.token || null),

@@ -349,6 +349,61 @@ describe.each(['sqlite', 'postgres'] as const)('record store on %s', (kind) => {
     await store.close();
   });
 
+  it("keeps a tournament's records from every prune until it is archived or deleted, and notes what went (issue 37)", async () => {
+    const { store } = await open();
+    const pruner = store as unknown as { prune(o: PruneOptions): Promise<PruneResult> };
+    const finished = (startedAt: number, o: { house?: boolean; meta?: unknown } = {}): string => {
+      const id = store.startMatch({ game: 'dame', startedAt, seats, ...o });
+      store.addWire({ matchId: id, game: 'dame', conn: 'c1', at: startedAt + 1, dir: 'in', data: 'PLAY C3:D4' });
+      store.finishMatch(id, { status: 'finished', endedAt: startedAt + 10, result: { winner: 'bot' } });
+      return id;
+    };
+    await store.createTournament({ id: 't-1', name: 'graded', game: 'dame', format: 'round-robin', spec: { entrants: [] }, source: null, status: 'stopped', createdAt: 900 });
+    await store.addTournamentMatches('t-1', [{ id: 'm1', round: 1, index: 0, seats: ['a', 'b'], seed: 1 }]);
+    const graded = finished(1_000, { meta: { tournamentMatch: 't-1/m1' } });
+    await store.startTournamentMatch('t-1', 'm1', 1_000, 'w');
+    await store.finishTournamentMatch('t-1', 'm1', { at: 1_010, result: { id: 'm1', seats: [] }, records: [graded], output: [] });
+    const house = finished(1_100, { house: true });
+    const played = finished(1_200);
+    const ladder = finished(1_300, { meta: { ladder: { game: 'dame' } } });
+    await store.drain();
+    expect((await store.listMatches({ tournament: 't-1' })).map((m) => m.id)).toEqual([graded]);
+
+    // House games go at their own age; every age and wire prune passes the tournament by.
+    expect(await pruner.prune({ houseBefore: 5_000, now: 7_000 })).toMatchObject({ matches: 1 });
+    expect(await store.getMatch(house)).toBeNull();
+    expect(await store.getMatch(played)).not.toBeNull();
+    expect(await pruner.prune({ matchesBefore: 5_000, wireBefore: 5_000, now: 7_001 })).toMatchObject({ matches: 2 });
+    expect((await store.getMatch(graded))?.wire).toHaveLength(1);
+    expect(await store.prunedNote(played)).toMatchObject({ id: played, prunedAt: 7_001, reason: 'retention', exact: true, keep: 'played', tournamentId: null });
+    expect(await store.prunedNote(ladder)).toMatchObject({ keep: 'ladder' });
+    // The house game left its game's mark, which covers an id of that game started no later.
+    expect(await store.prunedNote(house)).toMatchObject({ prunedAt: 7_000, exact: false, keep: 'house' });
+    expect(await store.prunedNote(`dame-${(1_101).toString(36).padStart(6, '0')}-0badf00d`)).toBeNull();
+    expect(await store.prunedNote('nothing-here')).toBeNull();
+
+    // Asked for explicitly, `prune` takes it (a dry run counts it).
+    expect(await pruner.prune({ matchesBefore: 5_000, includeTournaments: true, dryRun: true })).toMatchObject({ matches: 1 });
+    // Archived on purpose, retention may take it.
+    await store.archiveTournament('t-1', 8_000);
+    expect(await store.getTournament('t-1')).toMatchObject({ archivedAt: 8_000 });
+    expect(await pruner.prune({ matchesBefore: 5_000, now: 8_001 })).toMatchObject({ matches: 1 });
+    expect(await store.prunedNote(graded)).toMatchObject({ keep: 'archived', tournamentId: 't-1', reason: 'retention' });
+
+    // Deleted on purpose: its rows and records go, each record with a note.
+    await store.createTournament({ id: 't-2', name: 'old', game: 'dame', format: 'round-robin', spec: { entrants: [] }, source: null, status: 'finished', createdAt: 900 });
+    const second = finished(1_400, { meta: { tournamentMatch: 't-2/m1' } });
+    const live = store.startMatch({ game: 'dame', startedAt: 1_500, seats, meta: { tournamentMatch: 't-2/m2' } });
+    await store.drain();
+    expect(await store.deleteTournament('t-2', 9_000)).toEqual({ records: 1 });
+    expect(await store.deleteTournament('t-2', 9_000)).toBeNull();
+    expect(await store.getTournament('t-2')).toBeNull();
+    expect(await store.getMatch(second)).toBeNull();
+    expect(await store.getMatch(live)).toMatchObject({ status: 'running' });
+    expect(await store.prunedNote(second)).toMatchObject({ prunedAt: 9_000, reason: 'tournament deleted', tournamentId: 't-2', exact: true });
+    await store.close();
+  });
+
   it('marks its own unfinished matches aborted when a serving store closes', async () => {
     const { store, reopen } = await open('serve');
     const running = store.startMatch({ game: 'dame', startedAt: 1, seats });
@@ -367,7 +422,7 @@ describe('record store on postgres, shared by several processes', () => {
     const schema = `${RUN}_shared`;
     schemas.push(schema);
     const stores = await Promise.all([1, 2, 3].map(() => PgRecordStore.open({ url: PG_URL, schema })));
-    expect(await Promise.all(stores.map((s) => s.schemaVersion()))).toEqual([4, 4, 4]);
+    expect(await Promise.all(stores.map((s) => s.schemaVersion()))).toEqual([5, 5, 5]);
     const ids = stores.map((s, i) => s.startMatch({ game: 'mia', startedAt: i, seats: [{ seat: 0, name: `p${i}`, kind: 'client' }] }));
     await Promise.all(stores.map((s) => s.drain()));
     for (const s of stores) expect((await s.listMatches({ game: 'mia' })).map((m) => m.id).sort()).toEqual([...ids].sort());

@@ -163,7 +163,7 @@ describe('retention', () => {
   it('deletes the oldest matches until the size cap holds', async () => {
     const store = new RecordStore(':memory:');
     for (let i = 0; i < 400; i++) {
-      const id = store.startMatch({ game: 'mia', startedAt: i, seats: [] });
+      const id = store.startMatch({ game: 'mia', startedAt: i, seats: [], house: true });
       for (let j = 0; j < 20; j++) store.addWire({ matchId: id, game: 'mia', conn: 'c', at: i, dir: 'out', data: 'y'.repeat(200) });
       store.finishMatch(id, { status: 'finished', endedAt: i, result: null });
     }
@@ -186,13 +186,14 @@ describe('retention', () => {
     expect(parseAge('12h')).toBe(12 * 3_600_000);
     expect(parseAge('7')).toBe(7 * DAY);
     expect(parseAge('soon')).toBeNull();
-    expect(retentionPrune({ keepDays: 0, wireKeepDays: 0, maxMegabytes: 0, pruneEveryMinutes: 60 }, 0)).toEqual({
+    expect(retentionPrune({ keepDays: 0, houseKeepDays: 0, wireKeepDays: 0, maxMegabytes: 0, pruneEveryMinutes: 60 }, 0)).toEqual({
       matchesBefore: undefined,
+      houseBefore: undefined,
       wireBefore: undefined,
       maxBytes: undefined,
     });
     const { store, ids } = seeded();
-    const retention = startRetention(store, { keepDays: 365, wireKeepDays: 30, maxMegabytes: 0, pruneEveryMinutes: 60 }, silentLogger, { firstDelayMs: 10 });
+    const retention = startRetention(store, { keepDays: 365, houseKeepDays: 3, wireKeepDays: 30, maxMegabytes: 0, pruneEveryMinutes: 60 }, silentLogger, { firstDelayMs: 10 });
     const deadline = Date.now() + 5000;
     while (store.getMatch(ids.ancient!) !== null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await retention.stop();

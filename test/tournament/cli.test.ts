@@ -189,6 +189,43 @@ describe('spielhalle tournament (in process)', () => {
     expect(json.matches).toHaveLength(12);
     expect(json.matches.every((m) => m.replay.startsWith('/matches/dame-'))).toBe(true);
   });
+
+  it('keeps a tournament from prune, archives it, deletes it, says so at its records, and imports it back (issue 37)', async () => {
+    useTournamentGames([fakeGame()]);
+    const w = workspace();
+    const id = /tournament (t-\S+):/.exec((await cli('--data-dir', w.data, 'tournament', 'run', w.file)).err)![1]!;
+    const standings = (await cli('--data-dir', w.data, 'tournament', 'standings', id, '--json')).out;
+    const store = new RecordStore(join(w.data, 'spielhalle.db'), { mode: 'read' });
+    const records = store.listTournamentMatches(id).flatMap((m) => m.records);
+    store.close();
+    expect(records).toHaveLength(12);
+
+    const kept = await cli('--data-dir', w.data, 'prune', '--older-than', '0s');
+    expect(kept.out).toMatch(/^deleted 0 matches/);
+    expect((await cli('--data-dir', w.data, 'replay', records[0]!)).code).toBe(0);
+
+    // No terminal to ask: refused without --yes.
+    const asked = await cli('--data-dir', w.data, 'tournament', 'archive', id);
+    expect(asked.code).toBe(2);
+    expect(asked.err).toContain('add --yes to confirm');
+    const archived = await cli('--data-dir', w.data, 'tournament', 'archive', id, '--yes');
+    const file = join(w.data, 'archives', `${id}.tournament.jsonl.gz`);
+    expect(archived.out).toBe(`archived ${id}: 12 matches, 12 records in ${file}\n`);
+    const deleted = await cli('--data-dir', w.data, 'tournament', 'delete', id, '--yes');
+    expect(deleted.out).toBe(`deleted ${id} and 12 game records\n`);
+    expect((await cli('--data-dir', w.data, 'tournament', 'standings', id)).code).toBe(2);
+    const gone = await cli('--data-dir', w.data, 'replay', records[0]!);
+    expect(gone.code).toBe(2);
+    expect(gone.err).toMatch(new RegExp(`no match with id "${records[0]}" in .*: pruned on \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC when tournament ${id} was deleted`));
+
+    const imported = await cli('--data-dir', w.data, 'tournament', 'import', file);
+    expect(imported.out).toBe(`imported ${id} (CLI): 12 matches, 12 records\n`);
+    expect((await cli('--data-dir', w.data, 'tournament', 'standings', id, '--json')).out).toBe(standings);
+    expect((await cli('--data-dir', w.data, 'replay', records[0]!)).code).toBe(0);
+    expect((await cli('--data-dir', w.data, 'tournament', 'import', file)).err).toContain('is in the store already');
+    // Asked for explicitly, prune takes a tournament's records.
+    expect((await cli('--data-dir', w.data, 'prune', '--older-than', '0s', '--include-tournaments')).out).toMatch(/^deleted 12 matches/);
+  });
 });
 
 describe('spielhalle tournament run with a program', () => {

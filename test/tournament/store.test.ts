@@ -56,6 +56,7 @@ describe('tournament store', () => {
       createdAt: 1000,
       updatedAt: 1000,
       finishedAt: null,
+      archivedAt: null,
       note: null,
     });
     expect(store.getTournament('nope')).toBeNull();

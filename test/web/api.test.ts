@@ -339,7 +339,7 @@ describe('web API', () => {
     it('answers 404 JSON for an unknown match', async () => {
       const r = await get('/api/matches/mia-nope');
       expect(r.status).toBe(404);
-      expect(r.json()).toEqual({ error: 'no match with id mia-nope' });
+      expect(r.json()).toEqual({ error: 'no match with id mia-nope', pruned: null });
     });
   });
 

@@ -251,4 +251,42 @@ describe('the Tournaments page', () => {
     expect(store.getTournament(id)?.status).toBe('stopped');
     expect(errors).toEqual([]);
   }, 40_000);
+
+  it('archives and deletes a tournament only with its id typed back, and its records then say why they are gone (issue 37)', async () => {
+    const created = await web.app.inject({
+      method: 'POST',
+      url: '/api/tournaments',
+      payload: { name: 'Kurz', game: 'mia', format: 'tables', tableSize: 2, rounds: 1, gamesPerTable: 2, parallel: 1, entrants: ['random', 'honest'].map((bot) => ({ name: bot, bot })) },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const { id } = created.json<{ id: string }>();
+    await expect.poll(() => store.getTournament(id)?.status, { timeout: 20_000 }).toBe('finished');
+    const record = store.listTournamentMatches(id).flatMap((m) => m.records)[0]!;
+    const { page, errors } = await newPage({ width: 1280, locale: 'en-US' });
+    await page.goto(`${base}/#/tournaments/${id}`);
+    await page.getByTestId('tournament-keep').waitFor();
+    expect(await page.getByTestId('tournament-kept').textContent()).toContain('Retention keeps every record');
+    expect(await page.getByTestId('archive-download').getAttribute('href')).toBe(`/api/tournaments/${id}/archive`);
+
+    // A wrong id typed back: nothing happens.
+    page.once('dialog', (d) => void d.accept('not-the-id'));
+    await page.getByTestId('tournament-archive').click();
+    await page.getByText('Not confirmed: the id did not match.').waitFor();
+    expect(store.getTournament(id)?.archivedAt).toBeNull();
+    page.once('dialog', (d) => void d.accept(id));
+    await page.getByTestId('tournament-archive').click();
+    await page.getByTestId('tournament-keep-message').waitFor();
+    expect(await page.getByTestId('tournament-kept').textContent()).toMatch(/^Archived on /);
+    expect(store.getTournament(id)?.archivedAt).toEqual(expect.any(Number));
+
+    page.once('dialog', (d) => void d.accept(id));
+    await page.getByTestId('tournament-delete').click();
+    await page.waitForURL(/#\/tournaments$/);
+    expect(store.getTournament(id)).toBeNull();
+    await page.goto(`${base}/#/matches/${record}`);
+    await page.getByTestId('pruned-note').waitFor();
+    expect(await page.getByTestId('pruned-note').textContent()).toMatch(new RegExp(`^Its record was deleted on .* when tournament ${id} was deleted\\.$`));
+    expect(await page.evaluate<string[]>('window.__i18nMissing ?? []')).toEqual([]);
+    expect(errors).toEqual([]);
+  }, 40_000);
 });

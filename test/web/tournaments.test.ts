@@ -254,6 +254,41 @@ describe('tournament API', () => {
     for (const m of doneBefore) expect(played.filter((p) => p === m)).toHaveLength(1);
   });
 
+  it('offers the archive, archives and deletes only with the id typed back, and its records then say why they are gone (issue 37)', async () => {
+    open();
+    const res = await post('/api/tournaments', { name: 'Note', game: 'dame', format: 'round-robin', entrants: [strong('a', 1), strong('b', 2)] });
+    const { id } = res.json<{ id: string }>();
+    await waitFor(id, 'finished');
+    const records = (await get<TournamentMatchView[]>(`/api/tournaments/${id}/matches`)).flatMap((m) => m.records);
+    expect(records).toHaveLength(2);
+
+    const download = await web.app.inject(`/api/tournaments/${id}/archive`);
+    expect(download.statusCode).toBe(200);
+    expect(download.headers['content-disposition']).toBe(`attachment; filename="${id}.tournament.jsonl.gz"`);
+    const { gunzipSync } = await import('node:zlib');
+    const lines = gunzipSync(download.rawPayload).toString('utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { kind: string });
+    expect(lines.map((l) => l.kind)).toEqual(['header', 'match', 'match', 'record', 'record', 'end']);
+    expect((await web.app.inject('/api/tournaments/t-none/archive')).statusCode).toBe(404);
+
+    // Without the id typed back: nothing happens.
+    expect((await post(`/api/tournaments/${id}/archive`)).statusCode).toBe(400);
+    expect((await post(`/api/tournaments/${id}/delete`, { confirm: 'yes' })).statusCode).toBe(400);
+    expect((await get<TournamentView>(`/api/tournaments/${id}`)).archivedAt).toBeNull();
+    const archived = await post(`/api/tournaments/${id}/archive`, { confirm: id });
+    expect(archived.statusCode, archived.body).toBe(200);
+    expect(archived.json()).toMatchObject({ id, file: join(dir, 'archives', `${id}.tournament.jsonl.gz`), matches: 2, records: 2, missing: 0 });
+    expect((await get<TournamentView>(`/api/tournaments/${id}`)).archivedAt).toEqual(expect.any(Number));
+
+    const deleted = await post(`/api/tournaments/${id}/delete`, { confirm: id });
+    expect(deleted.json()).toEqual({ id, records: 2 });
+    expect((await web.app.inject(`/api/tournaments/${id}`)).statusCode).toBe(404);
+    const gone = await web.app.inject(`/api/matches/${records[0]}?wire=0`);
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json()).toMatchObject({ error: `no match with id ${records[0]}`, pruned: { reason: 'tournament deleted', tournamentId: id, exact: true } });
+    expect(await get(`/api/matches/${records[1]}/pruned`)).toMatchObject({ pruned: { reason: 'tournament deleted', tournamentId: id } });
+    expect(await get('/api/matches/dame-nothing/pruned')).toEqual({ pruned: null });
+  });
+
   it('needs the dashboard token to create, stop or resume when it listens beyond loopback', async () => {
     open({ requireToken: true });
     const body = {
@@ -264,6 +299,8 @@ describe('tournament API', () => {
     };
     expect((await post('/api/tournaments', body)).statusCode).toBe(401);
     expect((await post('/api/tournaments/x/stop')).statusCode).toBe(401);
+    expect((await post('/api/tournaments/x/delete', { confirm: 'x' })).statusCode).toBe(401);
+    expect((await post('/api/tournaments/x/archive', { confirm: 'x' })).statusCode).toBe(401);
     expect((await web.app.inject('/api/tournaments')).statusCode).toBe(200);
     const ok = await post('/api/tournaments', body, { authorization: 'Bearer a-test-token-0123456789' });
     expect(ok.statusCode).toBe(201);

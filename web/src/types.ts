@@ -19,6 +19,7 @@ export type {
   MatchRecord,
   MatchStatus,
   MatchSummary,
+  PrunedNote,
   SeatRecord,
   WireLine,
   WirePage,

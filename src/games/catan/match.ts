@@ -167,6 +167,8 @@ export class Match {
         seed: o.seed,
         startedAt: this.startedAt,
         seats: this.seats.map((s, seat) => ({ seat, name: s.name, kind: s.kind, address: s.address })),
+        // Only the server's own bots at the table: retention takes it first (issue 37).
+        house: this.seats.every((s) => s.kind === 'bot'),
         meta: {
           number: o.number,
           players: o.participants.map((p) => ({ id: p.id, name: p.name, colour: p.colour, kind: p.kind })),

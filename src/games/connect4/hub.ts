@@ -16,6 +16,9 @@ import { SolverGames } from './solver-games.js';
 
 export type { C4GameView, Connect4Snapshot, PeerRole } from './views.js';
 
+/** The hub's own bots: a game between two of them is a house game (retention takes it first). */
+const BOT_ROLES: ReadonlySet<PeerRole> = new Set(['house', 'sparring']);
+
 /** What records and the public lobby show instead of a ladder code used as a client name. */
 export const LADDER_NAME_SHOWN = '(Liga-Code)';
 
@@ -401,6 +404,8 @@ export class Connect4Hub implements GameServer {
           { seat: 1, ...second },
         ],
         meta: { recordedBy: local.name, clienttype: { local: record.local.clienttype, opponent: record.opponent.clienttype } },
+        // Between two of the hub's own bots (house and sparring, not a browser or terminal peer): retention takes it first (issue 37).
+        house: other !== undefined && BOT_ROLES.has(p.role) && BOT_ROLES.has(other.role),
       });
       record.moves.forEach((column, turn) => {
         store.addEvent(id, { at: record.moveTimes[turn] ?? record.endedAt, seat: turn % 2, type: 'move', data: { turn, column } });

@@ -292,6 +292,8 @@ export class Match {
         startedAt: now,
         ...(this.o.seed !== undefined ? { seed: this.o.seed } : {}),
         seats: this.seats.map((s) => ({ seat: s.seat, name: s.name, kind: s.kind, address: s.address ?? undefined })),
+        // A house table's game (house.ts): retention takes it first (issue 37).
+        house: typeof (this.o.meta as { house?: unknown } | undefined)?.house === 'object',
         meta: { ...this.o.meta, gameId: this.id, gameName: this.name, moveTimeMs: this.moveTimeMs, board: boardLines(this.state), toMove: this.state.toMove },
       }) ?? null;
     for (const s of this.seats) if (this.recordId !== null) s.peer?.attachRecord(this.recordId);

@@ -27,6 +27,7 @@ async function startHouseBots(ctx: ServeContext, server: GameServer): Promise<St
     const strategy = HOUSE[i % HOUSE.length] as MiaStrategy;
     return { strategy, name: `house-${strategy}${i >= HOUSE.length ? String(Math.floor(i / HOUSE.length) + 1) : ''}` };
   });
+  if (server instanceof MiaServer) server.setHouseNames(names.map((n) => n.name));
   // Without a seed every start draws other line-ups (as the server rolls other dice); with one, the same.
   const lineup = new HouseLineup(
     names.map((n) => n.name),

@@ -219,6 +219,11 @@ export class MiaServer implements GameServer {
     return ladder;
   }
 
+  /** The names the house bots register under (their rounds alone are house games, see MiaTable.houseNames). */
+  setHouseNames(names: Iterable<string>): void {
+    this.table.houseNames = new Set(names);
+  }
+
   /** Where Die Liga's port listens (null: not open). */
   get ladderPortNumber(): number | null {
     return this.ladder?.port ?? null;

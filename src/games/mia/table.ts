@@ -181,6 +181,11 @@ export class MiaTable {
    * every other client would read them (a student who mistook the port: docs/mia.md "Die Liga").
    */
   refuseName: ((name: string) => boolean) | null = null;
+  /**
+   * The names of the serving process's house bots (they register from loopback): a round of
+   * theirs alone is a house game, which retention takes first (issue 37).
+   */
+  houseNames: ReadonlySet<string> = new Set();
 
   constructor(private readonly o: TableOptions) {
     this.rng = Rng.seeded(o.seed).state();
@@ -580,6 +585,7 @@ export class MiaTable {
         seed: this.o.seed,
         startedAt: now,
         seats: guests.map((p, i) => ({ seat: i, name: p.name, kind: 'player', address: p.key })),
+        house: this.o.tournament === undefined && guests.every((p) => this.houseNames.has(p.name) && p.key.startsWith('127.')),
         meta: { ...this.o.tournament?.meta, round: number, rng: this.rng },
       }) ?? null;
     this.record = matchId === null ? null : { matchId, wire: [], inPerClient: new Map(), unrecorded: 0, joined: [], moves: [] };

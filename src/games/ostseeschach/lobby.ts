@@ -369,6 +369,7 @@ export class Lobby {
       meta: own?.meta,
       clock: this.o.clock,
       log: house ? houseLogger(this.o.log) : this.o.log,
+      house,
       store: this.o.store,
       onClosed: (r, row) => this.closed(r, row),
       publish: this.o.publish,

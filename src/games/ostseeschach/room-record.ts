@@ -22,9 +22,9 @@ export class RoomRecord {
     return this.id;
   }
 
-  open(seed: string, seats: SeatRecord[], meta: unknown): void {
+  open(seed: string, seats: SeatRecord[], house: boolean, meta: unknown): void {
     if (this.id !== null || !this.store) return;
-    this.id = this.store.startMatch({ game: 'ostseeschach', seed, startedAt: this.clock.now(), seats, meta });
+    this.id = this.store.startMatch({ game: 'ostseeschach', seed, startedAt: this.clock.now(), seats, meta, house });
   }
 
   event(team: Team | null, type: string, data: unknown): void {

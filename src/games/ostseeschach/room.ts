@@ -49,6 +49,8 @@ export interface RoomOptions {
   readonly publish: (type: string, data: unknown) => void;
   /** Added to the record's meta (tournaments: the tournament match id). */
   readonly meta?: Readonly<Record<string, unknown>> | undefined;
+  /** Prepared by the house games' own admin connection: its record is a house game's (retention takes it first). */
+  readonly house?: boolean | undefined;
 }
 
 interface Slot {
@@ -483,7 +485,7 @@ export class Room {
       kind: 'player',
       address: s.peer?.id,
     }));
-    this.record.open(this.o.seed, seats, {
+    this.record.open(this.o.seed, seats, this.o.house === true, {
       ...this.o.meta,
       roomId: this.id,
       layout: this.o.layout,

@@ -83,6 +83,27 @@ describe('Mia house line-up', () => {
       expect(at, `${tables.join(' | ')} within ${planned.slice(0, 12).join(' | ')}`).toBeGreaterThanOrEqual(
         0,
       );
+
+      // The house bots' rounds alone are house games (retention takes them first); a round a
+      // student's client sat in is a played game (issue 37).
+      const student = await UdpPeer.open(server.info().port);
+      try {
+        student.socket.on('message', (m) => {
+          const [cmd, token] = m.toString().split(';');
+          if (cmd === 'ROUND STARTING') student.send(`JOIN;${token}`);
+        });
+        student.send('REGISTER;student');
+        const withStudent = () => store.listMatches({ game: 'mia', player: 'student', limit: 5 });
+        const until = Date.now() + 30_000;
+        while (withStudent().length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+        expect(withStudent().length).toBeGreaterThan(0);
+        for (const m of withStudent()) expect(store.keepOf(m.id)).toEqual({ keep: 'played', tournamentId: null });
+        const houseOnly = store.listMatches({ game: 'mia', limit: 100 }).filter((m) => m.seats.every((s) => s.name.startsWith('house-')));
+        expect(houseOnly.length).toBeGreaterThan(5);
+        for (const m of houseOnly) expect(store.keepOf(m.id)).toEqual({ keep: 'house', tournamentId: null });
+      } finally {
+        await student.close();
+      }
     } finally {
       await spectator.close();
       for (const b of bots) await b.stop();

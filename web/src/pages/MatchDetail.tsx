@@ -9,7 +9,7 @@ import { formatDuration, formatOffset, formatTime, gameName } from '../format.js
 import { query } from '../api.js';
 import { RecordBoard } from '../games/RecordBoard.js';
 import { href } from '../router.js';
-import type { MatchSummary as Detail, SeatRecord, WirePage } from '../types.js';
+import type { MatchSummary as Detail, PrunedNote, SeatRecord, WirePage } from '../types.js';
 import { usePolling } from '../usePolling.js';
 
 /** Seat kinds the games record (others are shown as recorded). */
@@ -52,6 +52,7 @@ export function MatchDetail({ id }: { id: string }) {
           {match.error === `no match with id ${id}` ? t('apiError.noMatch', { id }) : match.error}
         </p>
       )}
+      {m === null && match.error === `no match with id ${id}` && <PrunedNoteLine id={id} />}
       {m && (
         <>
           {/* The game's board first: a tournament's "replay" link leads here (issue 33). */}
@@ -298,5 +299,19 @@ function Wire({
         testId="wire-pager-bottom"
       />
     </div>
+  );
+}
+
+/** Why a record is not there, when retention or a deletion took it (issue 37): `GET /api/matches/:id/pruned`. */
+function PrunedNoteLine({ id }: { id: string }) {
+  const { t } = useTranslation();
+  const note = usePolling<{ pruned: PrunedNote | null }>(`/api/matches/${encodeURIComponent(id)}/pruned`, null).data?.pruned ?? null;
+  if (note === null) return null;
+  const by = t(`pruned.by.${note.reason === 'tournament deleted' ? 'tournament' : note.reason}`, { tournament: note.tournamentId ?? '' });
+  const date = formatTime(note.prunedAt);
+  return (
+    <p className="muted" data-testid="pruned-note">
+      {note.exact ? t('pruned.exact', { date, by }) : t('pruned.house', { date, by })}
+    </p>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { postJson } from '../api.js';
+import { TournamentKeep } from '../components/TournamentKeep.js';
 import { Pager } from '../components/Pager.js';
 import { ProgressBar } from '../components/ProgressBar.js';
 import { RatingChart } from '../components/RatingChart.js';
@@ -137,6 +138,7 @@ export function TournamentDetail({ id }: { id: string }) {
           </p>
         )}
       </div>
+      <TournamentKeep id={tournament.id} archivedAt={tournament.archivedAt} running={tournament.status === 'running'} onChanged={view.reload} />
       <div className="panel">
         <h2>{t('tournaments.standings')}</h2>
         <StandingsTable id={tournament.id} standings={tournament.standings} game={tournament.game} />
