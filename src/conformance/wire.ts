@@ -393,15 +393,30 @@ export class ScriptedConnection implements ScriptedWire {
     return `${atMs - last.atMs} ms after the server's ${long !== undefined ? `${Buffer.byteLength(long)}-byte ${what}` : what} "${preview(line)}"`;
   }
 
+  /**
+   * When the last line `next`, `expect` and the like returned was read (ms since the session
+   * began): a kit slowed by a busy machine may take a line at its deadline that came well after
+   * it, and a timed cut (the server ends the game "while the client thinks") must know that.
+   */
+  get lastTakenAt(): number {
+    return this.lastTaken;
+  }
+
+  private lastTaken = -1;
+
   private async take(withinMs: number): Promise<Item | 'timeout' | 'ended'> {
     const deadline = Date.now() + this.scaled(withinMs);
     for (;;) {
       const item = this.queue.shift();
-      if (item) return item;
+      if (item) {
+        this.lastTaken = item.at;
+        return item;
+      }
       if (this.ended_) return 'ended';
       const left = deadline - Date.now();
       if (left <= 0 || !(await this.waitChange(left))) {
         const late = this.queue.shift();
+        if (late) this.lastTaken = late.at;
         return late ?? 'timeout';
       }
     }

@@ -85,6 +85,11 @@ export interface ScriptedWire {
   warn(text: string): void;
   /** Milliseconds since the scenario started. */
   now(): number;
+  /**
+   * When the last line `next` or `expect` returned was read (ms since the scenario started): a kit
+   * slowed by a busy machine may take a line at its deadline that came well after it.
+   */
+  readonly lastTakenAt: number;
   /** The nominal time scaled by --timeout-scale (for deadlines a script computes itself). */
   scaled(ms: number): number;
   /**

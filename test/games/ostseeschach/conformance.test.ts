@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { ScenarioResult } from '../../../src/conformance/runner.js';
 import { explain, expectFailsExactly, runPool, type PoolJob } from '../../support/conformance.js';
@@ -144,4 +145,39 @@ describe('check-client ostseeschach', () => {
     expect(explain(results[0]!)).toBe('');
     Object.keys(BUGS).forEach((bug, i) => expectFailsExactly(bug, results[i + 1]!, BUGS[bug]!.fails));
   }, 120_000);
+
+  it('a kit too busy to end the game while the client thinks tries again at a later move, and never passes a client that ignores the result', async () => {
+    // The kit stalls 300 ms right after it writes its second moveRequest on a connection, where
+    // result-cancelled ends the game while the client thinks (a machine busy with other work): it
+    // reads the move that came 250 ms after the request only then. Taken as "moved within 50 ms",
+    // the end would follow the move and the bug would pass (seen in CI).
+    const write = Socket.prototype.write;
+    const requests = new WeakMap<Socket, number>();
+    Socket.prototype.write = function (this: Socket, ...args: Parameters<Socket['write']>): boolean {
+      const ok = write.apply(this, args);
+      if (String(args[0]).includes('moveRequest')) {
+        const n = (requests.get(this) ?? 0) + 1;
+        requests.set(this, n);
+        if (n === 2) {
+          const until = Date.now() + 300;
+          while (Date.now() < until);
+        }
+      }
+      return ok;
+    } as Socket['write'];
+    try {
+      const scenarios = ['result-cancelled', 'result-left-while-thinking'];
+      const [buggy, correct] = await runAll([
+        { command: [...FIXTURE, 'ignores-result-while-thinking'], only: scenarios },
+        { command: FIXTURE, only: scenarios },
+      ]);
+      expectFailsExactly('ignores-result-while-thinking', buggy!, scenarios);
+      expect(explain(correct!)).toBe('');
+      // The cut at the client's first move (result-cancelled) was the one the stall made late.
+      const cancelled = buggy!.find((r) => r.id === 'result-cancelled')!;
+      expect(cancelled.wire.map((e) => e.text).join('\n')).toMatch(/the kit looked \d+ ms after the moveRequest, later than its 50 ms window/);
+    } finally {
+      Socket.prototype.write = write;
+    }
+  }, 90_000);
 });
