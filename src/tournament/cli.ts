@@ -431,7 +431,7 @@ export function registerTournamentCommands(program: Command): void {
         for (const t of await store.listTournaments({ game: opts.game, limit })) {
           const when = new Date(t.createdAt).toISOString();
           process.stdout.write(
-            `${t.id}  ${when}  ${t.status.padEnd(8)}  ${`${t.done}/${t.total}`.padStart(9)}  ${t.game} ${t.format}  ${t.name}\n`,
+            `${t.id}  ${when}  ${t.status.padEnd(8)}  ${`${t.done}/${t.total}`.padStart(9)}  ${t.game} ${t.format}  ${t.name}${t.archivedAt === null ? '' : '  (archived)'}\n`,
           );
         }
       });

@@ -211,6 +211,7 @@ describe('spielhalle tournament (in process)', () => {
     const archived = await cli('--data-dir', w.data, 'tournament', 'archive', id, '--yes');
     const file = join(w.data, 'archives', `${id}.tournament.jsonl.gz`);
     expect(archived.out).toBe(`archived ${id}: 12 matches, 12 records in ${file}\n`);
+    expect((await cli('--data-dir', w.data, 'tournament', 'list')).out).toMatch(/ {2}CLI {2}\(archived\)\n$/);
     const deleted = await cli('--data-dir', w.data, 'tournament', 'delete', id, '--yes');
     expect(deleted.out).toBe(`deleted ${id} and 12 game records\n`);
     expect((await cli('--data-dir', w.data, 'tournament', 'standings', id)).code).toBe(2);
