@@ -3,6 +3,8 @@ import type { ScenarioResult } from '../../../src/conformance/runner.js';
 import { explain, expectFailsExactly, runPool, type PoolJob } from '../../support/conformance.js';
 import { catanConformance } from '../../../src/games/catan/conformance/index.js';
 import { parseServer } from '../../../src/games/catan/protocol.js';
+import { CATAN_TIMERS } from '../../../src/games/catan/conformance/session.js';
+import { ScriptedConnection } from '../../../src/conformance/wire.js';
 
 /**
  * The proof of the Catan check-client scenarios (docs/check-client/catan.md): our own client passes
@@ -121,4 +123,29 @@ describe('check-client catan', () => {
     );
     expect(cut.judgement?.rule).toMatch(/decode whole lines/);
   }, 120_000);
+
+  it('a kit too busy to end the game while the client thinks ends it at a later request, and never passes a client that ignores the end', async () => {
+    // The first 150 ms wait of a connection (end-while-thinking's cut) ends 500 ms late, as on a
+    // machine busy with other work: the client that thinks 400 ms without reading has acted by then
+    // and reads Spiel beendet afterwards, so a cut taken as played would pass it (the Ostseeschach
+    // kit did, seen in CI).
+    const delay = ScriptedConnection.prototype.delay;
+    const late = new WeakSet<ScriptedConnection>();
+    ScriptedConnection.prototype.delay = function (this: ScriptedConnection, ms: number): Promise<void> {
+      if (ms !== CATAN_TIMERS.THINKING_CUT_MS || late.has(this)) return delay.call(this, ms);
+      late.add(this);
+      return delay.call(this, ms + 500);
+    };
+    try {
+      const [buggy, correct] = await runAll([
+        { command: [...FIXTURE, 'ignores-end-while-thinking'], only: ['end-while-thinking'] },
+        { command: FIXTURE, only: ['end-while-thinking'] },
+      ]);
+      expectFailsExactly('ignores-end-while-thinking', buggy!, ['end-while-thinking']);
+      expect(explain(correct!)).toBe('');
+      for (const r of [...buggy!, ...correct!]) expect(r.wire.map((e) => e.text).join('\n')).toMatch(/the kit looked \d+ ms after the request, later than 150 ms/);
+    } finally {
+      ScriptedConnection.prototype.delay = delay;
+    }
+  }, 60_000);
 });

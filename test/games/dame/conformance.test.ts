@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ScenarioResult } from '../../../src/conformance/runner.js';
 import { dameConformance } from '../../../src/games/dame/conformance/index.js';
+import { GROUP_GAP_MS } from '../../../src/games/dame/conformance/session.js';
+import { ScriptedConnection } from '../../../src/conformance/wire.js';
 import { explain, expectFailsExactly, runPool, type PoolJob } from '../../support/conformance.js';
 
 /**
@@ -106,4 +108,31 @@ describe('check-client dame', () => {
     ]);
     expect(headlines('line-buffer-300')).toEqual([expect.stringMatching(/^closed the connection \d+ ms after the server's 1024-byte line "\+ x+…"( \(its process exited with code 1\))?; the server expected PLAYER after the game name$/)]);
   }, 150_000);
+  it('a kit too busy to send GAMEOVER while the client thinks sends it at a later move, and never passes a client that ignores it', async () => {
+    // The first wait right after + OKTHINK on a connection (only a cut waits there:
+    // gameover-while-thinking's) ends 300 ms late, as on a machine busy with other work: the client that thinks 150 ms without reading has
+    // played by then, its PLAY crosses GAMEOVER and is no fault, so a cut taken as played would pass
+    // it (the Ostseeschach kit did, seen in CI).
+    const delay = ScriptedConnection.prototype.delay;
+    const seen = new WeakMap<ScriptedConnection, number>();
+    ScriptedConnection.prototype.delay = function (this: ScriptedConnection, ms: number): Promise<void> {
+      const entries = (this as unknown as { log: { entries: { dir: string; text: string }[] } }).log.entries;
+      const last = entries.filter((e) => e.dir === 'sent').at(-1);
+      if (ms !== GROUP_GAP_MS || last?.text !== '+ OKTHINK') return delay.call(this, ms);
+      const n = (seen.get(this) ?? 0) + 1;
+      seen.set(this, n);
+      return delay.call(this, n === 1 ? ms + 300 : ms);
+    };
+    try {
+      const [buggy, correct] = await runAll([
+        { command: [...FIXTURE, 'ignores-gameover-while-thinking'], only: ['gameover-while-thinking'] },
+        { command: FIXTURE, only: ['gameover-while-thinking'] },
+      ]);
+      expectFailsExactly('ignores-gameover-while-thinking', buggy!, ['gameover-while-thinking']);
+      expect(explain(correct!)).toBe('');
+      for (const r of [...buggy!, ...correct!]) expect(r.wire.map((e) => e.text).join('\n')).toMatch(/the kit looked \d+ ms after \+ OKTHINK, later than 50 ms/);
+    } finally {
+      ScriptedConnection.prototype.delay = delay;
+    }
+  }, 60_000);
 });

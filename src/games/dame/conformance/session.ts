@@ -24,6 +24,10 @@ import { applyPacked, findMove, forfeit, initialState, opponent, sideOf, type Da
 export const GAME_ID = 'conformance01';
 /** The 50 ms our server leaves between two groups with no client line between them (spec §2.6). */
 export const GROUP_GAP_MS = 50;
+/** GAMEOVER this much later than GROUP_GAP_MS after + OKTHINK came too late to be sent while the client thinks. */
+const KIT_LATE_MS = 60;
+/** How often a cut while the client thinks that the kit was late for is tried again at a later move. */
+const THINKING_CUT_TRIES = 3;
 /** Between a GAMEOVER block and its + QUIT, which the scripted server writes on its own. */
 export const QUIT_GAP_MS = 200;
 const PROLOG_LINE_MS = 10_000;
@@ -183,10 +187,14 @@ export function runDameSession(o: DameSession): (wire: ScriptedWire) => Promise<
       groupPending = false;
       return line;
     };
+    // Which time the cut point ends the game (moved on when the kit came late to a cut while the client thinks).
+    let cutNth = o.cut?.nth ?? 0;
+    let cutMissed = 0;
+    let okThinkAt = -1;
     const reached = (at: CutPoint | 'ENDPLAYERS'): { error: string } | 'gameover' | 'close' | null => {
       const n = counts.get(at) ?? 0;
       counts.set(at, n + 1);
-      if (o.cut?.at !== at || (o.cut.nth ?? 0) !== n) return null;
+      if (o.cut?.at !== at || cutNth !== n) return null;
       return o.cut.then;
     };
     const winners = (s: DameState): readonly [boolean, boolean] => {
@@ -242,6 +250,24 @@ export function runDameSession(o: DameSession): (wire: ScriptedWire) => Promise<
     const cutHere = async (at: CutPoint | 'ENDPLAYERS', gap: boolean): Promise<boolean> => {
       const then = reached(at);
       if (then === null) return false;
+      if (then === 'gameover' && at === 'OKTHINK' && gap && writes !== 'coalesced') {
+        // While the client thinks: GAMEOVER GROUP_GAP_MS after + OKTHINK. A kit slowed by a busy
+        // machine writes it late, maybe after the client's PLAY, which then crossed it and is no
+        // fault: never judged on that (a client that reads nothing while it thinks would pass).
+        if (groupPending) await wire.delay(GROUP_GAP_MS);
+        groupPending = false;
+        const took = wire.now() - okThinkAt;
+        if (took > GROUP_GAP_MS + KIT_LATE_MS) {
+          if (cutMissed >= THINKING_CUT_TRIES)
+            throw new Error(
+              `the kit could not end the game while the client thought: ${THINKING_CUT_TRIES + 1} times it looked later than ${GROUP_GAP_MS} ms after + OKTHINK (${took} ms the last time), so this machine is too busy for this scenario; run it again`,
+            );
+          cutMissed++;
+          cutNth = counts.get(at) ?? 0;
+          wire.note(`the kit looked ${took} ms after + OKTHINK, later than ${GROUP_GAP_MS} ms (a busy machine): the game ends while the client thinks about its next move`);
+          return false;
+        }
+      }
       if (then === 'close') await closed();
       else if (then === 'gameover') {
         // The opponent lost meanwhile (it timed out, say): the client wins.
@@ -303,6 +329,7 @@ export function runDameSession(o: DameSession): (wire: ScriptedWire) => Promise<
         await expect(/^THINKING$/, left(), `THINKING within ${moveTime + GRACE_MS} ms of + MOVE ${moveTime}`, J.move);
         if (await cutHere('THINKING', false)) return;
         await emit(groupOf('okThink'));
+        okThinkAt = wire.now();
         if (await cutHere('OKTHINK', true)) return;
         const play = await expect(/^PLAY\b/, left(), `PLAY within ${moveTime + GRACE_MS} ms of + MOVE ${moveTime}`, J.move);
         if (await cutHere('PLAY', false)) return;
