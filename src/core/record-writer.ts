@@ -440,6 +440,10 @@ export class SqliteWriter {
 
   /** Keeps what is held under `maxHeldBytes`: details of the oldest matches first, then whole rows. */
   private bound(): void {
+    // The oldest rows are on their way to the writer in a retry, out of reach here: cutting now
+    // would take newer rows before them. The retry's answer (written, or given back) comes soon
+    // and bounds everything in order.
+    if (this.retryInFlight) return;
     const max = this.o.maxHeldBytes;
     const total = this.heldBytes + this.waitingBytes;
     if (total <= max) return;
