@@ -23,6 +23,19 @@ import {
   type TournamentMatchRow,
   type TournamentRow,
 } from './record-rows.js';
+import {
+  GET_STANDINGS,
+  SAVE_STANDINGS,
+  STANDINGS_MIGRATION,
+  resultsQuery,
+  toResultRows,
+  toSnapshot,
+  type ResultRow,
+  type ResultsPage,
+  type SnapshotRow,
+  type StandingsSnapshot,
+  type TournamentResultRow,
+} from './standings-rows.js';
 import type {
   HourGroup,
   ListOptions,
@@ -137,6 +150,8 @@ const MIGRATIONS: readonly string[] = [
   // Which serving process records a match (`host:pid:random`): a match a crashed `serve` left
   // running is marked aborted (`crash`) by the next serving store (issue 31), as on SQLite.
   'ALTER TABLE matches ADD COLUMN served_by TEXT;',
+  // Live standings of tournaments and the indexes of their results' cursor (issue 38).
+  STANDINGS_MIGRATION,
 ];
 
 /** The advisory lock a serving store holds for its life: free again means its process is gone. */
@@ -1029,6 +1044,27 @@ export class PgRecordStore implements Records {
       )
     ).rows;
     return rows.map(toTournamentMatch);
+  }
+
+  /** Done matches by their finish_seq cursor (issue 38). */
+  async listTournamentResults(tournamentId: string, page: ResultsPage = {}): Promise<TournamentResultRow[]> {
+    const [sql, args] = resultsQuery(tournamentId, page);
+    return toResultRows((await this.pool.query<ResultRow>(numbered(sql), args)).rows, page);
+  }
+
+  async getTournamentStandings(tournamentId: string): Promise<StandingsSnapshot | null> {
+    try {
+      return toSnapshot((await this.pool.query<SnapshotRow>(numbered(GET_STANDINGS), [tournamentId])).rows[0]);
+    } catch (err) {
+      // A reader of a database an older Spielhalle wrote: no such table, no snapshot.
+      if ((err as { code?: string }).code === '42P01') return null;
+      throw err;
+    }
+  }
+
+  async saveTournamentStandings(tournamentId: string, snapshot: { finishSeq: number; state: unknown; at: number }): Promise<void> {
+    this.writable();
+    await this.pool.query(numbered(SAVE_STANDINGS), [tournamentId, snapshot.finishSeq, JSON.stringify(snapshot.state), snapshot.at]);
   }
 
   async appendEvent(matchId: string, event: { at: number; seat?: number | null; type: string; data?: unknown }): Promise<void> {

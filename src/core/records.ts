@@ -21,6 +21,19 @@ import {
   type TournamentMatchRow,
   type TournamentRow,
 } from './record-rows.js';
+import {
+  GET_STANDINGS,
+  SAVE_STANDINGS,
+  STANDINGS_MIGRATION,
+  resultsQuery,
+  toResultRows,
+  toSnapshot,
+  type ResultRow,
+  type ResultsPage,
+  type SnapshotRow,
+  type StandingsSnapshot,
+  type TournamentResultRow,
+} from './standings-rows.js';
 
 /**
  * The record store: every match (a Mia round, a Dame game, ...) with its seats, events, result and
@@ -168,6 +181,8 @@ const MIGRATIONS: readonly string[] = [
   `DROP INDEX IF EXISTS wire_conn;`,
   // Tournaments (issue #17). Plain SQL that PostgreSQL runs as well (#19): JSON in TEXT, 0/1 flags.
   TOURNAMENT_TABLES,
+  // Live standings of tournaments and the indexes of their results' cursor (issue 38).
+  STANDINGS_MIGRATION,
 ];
 
 /** The schema version that has the tournament tables (a read-only store of an older file has none). */
@@ -794,6 +809,28 @@ export class RecordStore implements Records {
       .prepare(`SELECT * FROM tournament_matches WHERE tournament_id = ? AND status = 'done' ORDER BY finish_seq, round, match_index`)
       .all(tournamentId) as TournamentMatchRow[];
     return rows.map(toTournamentMatch);
+  }
+
+  /** Done matches by their finish_seq cursor (issue 38). */
+  listTournamentResults(tournamentId: string, page: ResultsPage = {}): TournamentResultRow[] {
+    if (!this.hasTournaments) return [];
+    const [sql, args] = resultsQuery(tournamentId, page);
+    return toResultRows(this.db.prepare(sql).all(...args) as ResultRow[], page);
+  }
+
+  getTournamentStandings(tournamentId: string): StandingsSnapshot | null {
+    if (!this.hasTable('tournament_standings')) return null;
+    return toSnapshot(this.db.prepare(GET_STANDINGS).get(tournamentId) as SnapshotRow | undefined);
+  }
+
+  saveTournamentStandings(tournamentId: string, snapshot: { finishSeq: number; state: unknown; at: number }): void {
+    const state = JSON.stringify(snapshot.state);
+    this.writeNow(() => this.db.prepare(SAVE_STANDINGS).run(tournamentId, snapshot.finishSeq, state, snapshot.at));
+  }
+
+  /** Whether the file has this table (a read-only store of an older file may not). */
+  private hasTable(name: string): boolean {
+    return this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
   }
 
   /**
