@@ -90,6 +90,8 @@ export class LiveStandings {
   private stale = false;
   /** A Cholesky factor of the information at a recent θ, kept for the next warm start. */
   private factor: Float64Array | null = null;
+  /** Games folded into the factor since the last fit. */
+  private unfitted = 0;
   /** What the last fits cost (for the benchmark). */
   readonly work = { fits: 0, steps: 0, factorisations: 0 };
 
@@ -206,7 +208,9 @@ export class LiveStandings {
       this.count[a * n + b] = (this.count[a * n + b] as number) + 1;
       this.count[b * n + a] = (this.count[b * n + a] as number) + 1;
       this.stale = true;
-      // The kept factor follows the new game, so warm starts keep contracting fast.
+      // The kept factor follows the new game, so warm starts keep contracting fast — while fits
+      // come often; games folded in bulk (a reader catching up) make a fresh factor cheaper.
+      if (this.factor !== null && ++this.unfitted > n / 8) this.factor = null;
       if (this.factor !== null) {
         const p = 1 / (1 + Math.exp((this.theta[b] as number) - (this.theta[a] as number)));
         choleskyAddPair(this.factor, n, a, b, p * (1 - p));
@@ -238,6 +242,7 @@ export class LiveStandings {
   private fit(): void {
     if (!this.stale || this.multiplayer) return;
     this.stale = false;
+    this.unfitted = 0;
     this.work.fits++;
     if (this.prior <= 0) {
       // without a prior: the MM fit of ratings.ts, from scratch (not used by tournaments)
@@ -265,6 +270,17 @@ export class LiveStandings {
         best = i;
     }
     return this.names[best] ?? null;
+  }
+
+  /** How the rating column is computed (as computeStandings decides it). */
+  get method(): Standings['method'] {
+    return this.multiplayer ? 'openskill' : 'bradley-terry';
+  }
+
+  /** Each entrant's rating as the standings show it (no intervals), by name. */
+  ratingsByName(): Record<string, number> {
+    const ratings = this.ratings();
+    return Object.fromEntries(this.names.map((name, i) => [name, ratings[i] as number]));
   }
 
   /** Each entrant's rating as the standings show it (no intervals). */
