@@ -16,7 +16,7 @@ export const STANDINGS_MIGRATION = `CREATE TABLE tournament_standings (
    updated_at BIGINT NOT NULL
  );
  CREATE INDEX tournament_matches_finished ON tournament_matches (tournament_id, finish_seq);
- CREATE INDEX tournament_matches_status ON tournament_matches (tournament_id, status);`;
+ CREATE INDEX tournament_matches_status ON tournament_matches (tournament_id, status, round, match_index);`;
 
 /** A tournament's saved standings: the state after every result up to `finishSeq`. */
 export interface StandingsSnapshot {

@@ -101,7 +101,7 @@ export class LiveStandings {
     this.base = options.bradleyTerry?.base ?? 1500;
     this.tolerance = options.bradleyTerry?.tolerance ?? 1e-12;
     this.maxIterations = options.bradleyTerry?.maxIterations ?? 10_000;
-    for (const name of entrants) this.index(name);
+    this.grow(entrants);
   }
 
   /** Results folded in so far. */
@@ -110,29 +110,38 @@ export class LiveStandings {
   }
 
   private index(name: string): number {
-    const known = this.at.get(name);
-    if (known !== undefined) return known;
-    const i = this.names.length;
-    this.names.push(name);
-    this.at.set(name, i);
+    return this.at.get(name) ?? (this.grow([name]), this.names.length - 1);
+  }
+
+  /** Adds these names (new ones, once each), growing every per-entrant list and the dense counts once. */
+  private grow(names: readonly string[]): void {
+    const before = this.names.length;
+    for (const name of names) {
+      if (this.at.has(name)) continue;
+      this.at.set(name, this.names.length);
+      this.names.push(name);
+    }
+    const n = this.names.length;
+    const added = n - before;
+    if (added === 0) return;
     for (const list of [this.games, this.wins, this.draws, this.losses, this.points, this.crashes, this.timeouts, this.score])
-      list.push(0);
-    this.placings.push([]);
-    for (const row of this.h2h) row.push(0, 0, 0);
-    this.h2h.push(new Array<number>(3 * (i + 1)).fill(0));
-    this.rated.push(false);
-    this.elo.push(1500);
-    this.skill.push(null);
-    // the dense counts and θ grow by one row and column
-    const n = i + 1;
+      for (let k = 0; k < added; k++) list.push(0);
+    for (let k = 0; k < added; k++) {
+      this.placings.push([]);
+      this.rated.push(false);
+      this.elo.push(1500);
+      this.skill.push(null);
+    }
+    for (const row of this.h2h) for (let k = 0; k < 3 * added; k++) row.push(0);
+    for (let i = before; i < n; i++) this.h2h.push(new Array<number>(3 * n).fill(0));
+    // the dense counts and θ grow by the new rows and columns
     const count = new Float64Array(n * n);
-    for (let r = 0; r < i; r++) count.set(this.count.subarray(r * i, r * i + i), r * n);
+    for (let r = 0; r < before; r++) count.set(this.count.subarray(r * before, r * before + before), r * n);
     this.count = count;
     const theta = new Float64Array(n);
     theta.set(this.theta);
     this.theta = theta;
     this.factor = null;
-    return i;
   }
 
   /** Folds one finished match in, as computeStandings counts it. */
@@ -440,10 +449,11 @@ export class LiveStandings {
     if (full.eloK !== live.eloK || full.prior !== live.prior) return null;
     if (entrants.some((name, i) => full.names[i] !== name)) return null;
     const n0 = full.names.length;
+    if (new Set(full.names).size !== n0) return null;
     const perEntrant = [full.games, full.wins, full.draws, full.losses, full.points, full.crashes, full.timeouts, full.placings, full.headToHead, full.rated, full.score, full.theta, full.elo, full.skill];
     if (perEntrant.some((list) => !Array.isArray(list) || list.length !== n0) || !Array.isArray(full.pairs) || full.pairs.length !== (n0 * (n0 - 1)) / 2)
       return null;
-    for (const name of full.names) live.index(name);
+    live.grow(full.names);
     const n = full.names.length;
     live.size = full.size;
     live.multiplayer = full.multiplayer;

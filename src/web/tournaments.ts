@@ -9,9 +9,9 @@ import { GAMES } from '../games/registry.js';
 import type { GameModule } from '../games/types.js';
 import {
   createTournament,
+  openStandings,
   runTournament,
   tournamentResults,
-  tournamentStandings,
   type TournamentProgress as RunProgress,
 } from '../tournament/coordinator.js';
 import { FORMATS_BY_GAME, parseTournament, type TournamentSpec } from '../tournament/file.js';
@@ -20,6 +20,7 @@ import { preflight } from '../tournament/preflight.js';
 import type { PortRange } from '../core/ports.js';
 import type { MatchQueue } from '../tournament/queue.js';
 import { LiveStandings } from '../tournament/live-standings.js';
+import type { StandingsTracker } from '../tournament/standings-store.js';
 import { RESULTS_PAGE, type TournamentResultRow } from '../core/standings-rows.js';
 import {
   matchesCsv,
@@ -231,8 +232,11 @@ interface ChartState {
  * ratings at every `step`-th; the points are those and the ratings now. A step that doubles keeps
  * every other point, so a point once shown stays where it was.
  */
-function chartOf(store: Records, id: string, entrants: readonly string[], chart: ChartState): Promise<TournamentHistory> {
+function chartOf(store: Records, t: TournamentRecord, entrants: readonly string[], chart: ChartState): Promise<TournamentHistory> {
+  const id = t.id;
   const next = (chart.turn ?? Promise.resolve()).then(async () => {
+    // A chart started late starts at the step its results call for (a fit per point, not per result).
+    if (chart.live.results === 0) while (t.done > HISTORY_POINTS * chart.step) chart.step *= 2;
     for (;;) {
       const page = await store.listTournamentResults(id, { after: chart.seq });
       for (const row of page) {
@@ -330,6 +334,8 @@ export function registerTournamentRoutes(
   >();
   /** Standings per tournament, read again when a match has finished since. */
   const standingsCache = new Map<string, { key: string; standings: Standings }>();
+  /** The live standings of the tournaments looked at last. */
+  const trackers = new Map<string, Promise<StandingsTracker>>();
   /** The rating chart per tournament: live standings folded up to a cursor, and their points so far. */
   const historyCache = new Map<string, ChartState>();
 
@@ -339,8 +345,18 @@ export function registerTournamentRoutes(
     const key = `${t.done}/${t.updatedAt}`;
     const cached = standingsCache.get(t.id);
     if (cached?.key === key) return cached.standings;
-    // The coordinator's saved standings and what finished since (issue 38): one row and a page.
-    const standings = await tournamentStandings(store, t.id, { save: true });
+    // Issue 38: the live standings of the tournament, opened once from the coordinator's saved ones
+    // (one row, then what finished since), and from then on brought up to date by cursor.
+    let tracker = trackers.get(t.id);
+    if (tracker === undefined) {
+      tracker = openStandings(store, t.id, { save: true });
+      trackers.set(t.id, tracker);
+      tracker.catch(() => trackers.delete(t.id));
+      for (const old of trackers.keys()) if (trackers.size > HISTORY_CHARTS) trackers.delete(old);
+    }
+    const live = await tracker;
+    await live.catchUp();
+    const standings = live.live.standings();
     standingsCache.set(t.id, { key, standings });
     return standings;
   };
@@ -534,7 +550,7 @@ export function registerTournamentRoutes(
       // the charts of the tournaments looked at last
       for (const old of historyCache.keys()) if (historyCache.size > HISTORY_CHARTS) historyCache.delete(old);
     }
-    const history = await chartOf(store, t.id, entrants, chart);
+    const history = await chartOf(store, t, entrants, chart);
     return reply.send(history);
   });
 
