@@ -115,7 +115,8 @@ export interface Records {
   ): Answer<boolean>;
   /** Back to pending only while the claim still holds; false when it did not. */
   releaseTournamentMatch(tournamentId: string, id: string, claim: TournamentClaim): Answer<boolean>;
-  listTournamentMatches(tournamentId: string, options?: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined }): Answer<TournamentMatchRecord[]>;
+  /** `limit`/`offset` (without `entrant`): one page of them, in the same order. */
+  listTournamentMatches(tournamentId: string, options?: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined; limit?: number | undefined; offset?: number | undefined }): Answer<TournamentMatchRecord[]>;
   listFinishedTournamentMatches(tournamentId: string): Answer<TournamentMatchRecord[]>;
   getTournamentMatch(tournamentId: string, id: string): Answer<TournamentMatchRecord | null>;
   /**

@@ -29,6 +29,7 @@ import {
   STANDINGS_MIGRATION,
   resultsQuery,
   toResultRows,
+  pageOf,
   toSnapshot,
   type ResultRow,
   type ResultsPage,
@@ -1026,11 +1027,12 @@ export class PgRecordStore implements Records {
 
   async listTournamentMatches(
     tournamentId: string,
-    options: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined } = {},
+    options: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined; limit?: number | undefined; offset?: number | undefined } = {},
   ): Promise<TournamentMatchRecord[]> {
-    const status = options.status === undefined ? '' : ' AND status = $2';
-    const args = options.status === undefined ? [tournamentId] : [tournamentId, options.status];
-    const rows = (await this.pool.query<TournamentMatchRow>(`SELECT * FROM tournament_matches WHERE tournament_id = $1${status} ORDER BY round, match_index`, args)).rows;
+    const status = options.status === undefined ? '' : ' AND status = ?';
+    const args: (string | number)[] = options.status === undefined ? [tournamentId] : [tournamentId, options.status];
+    const page = pageOf(options, args);
+    const rows = (await this.pool.query<TournamentMatchRow>(numbered(`SELECT * FROM tournament_matches WHERE tournament_id = ?${status} ORDER BY round, match_index${page}`), args)).rows;
     const matches = rows.map(toTournamentMatch);
     const entrant = options.entrant;
     return entrant === undefined ? matches : matches.filter((m) => m.seats.includes(entrant));

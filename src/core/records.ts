@@ -27,6 +27,7 @@ import {
   STANDINGS_MIGRATION,
   resultsQuery,
   toResultRows,
+  pageOf,
   toSnapshot,
   type ResultRow,
   type ResultsPage,
@@ -790,12 +791,13 @@ export class RecordStore implements Records {
   }
 
   /** By round and index; `entrant`: only matches with a seat of that name. */
-  listTournamentMatches(tournamentId: string, options: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined } = {}): TournamentMatchRecord[] {
+  listTournamentMatches(tournamentId: string, options: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined; limit?: number | undefined; offset?: number | undefined } = {}): TournamentMatchRecord[] {
     if (!this.hasTournaments) return [];
     const status = options.status === undefined ? '' : ' AND status = ?';
-    const args = options.status === undefined ? [tournamentId] : [tournamentId, options.status];
+    const args: (string | number)[] = options.status === undefined ? [tournamentId] : [tournamentId, options.status];
+    const page = pageOf(options, args);
     const rows = this.db
-      .prepare(`SELECT * FROM tournament_matches WHERE tournament_id = ?${status} ORDER BY round, match_index`)
+      .prepare(`SELECT * FROM tournament_matches WHERE tournament_id = ?${status} ORDER BY round, match_index${page}`)
       .all(...args) as TournamentMatchRow[];
     const matches = rows.map(toTournamentMatch);
     const entrant = options.entrant;

@@ -48,6 +48,16 @@ export interface ResultsPage {
 
 export const RESULTS_PAGE = 1000;
 
+/**
+ * ` LIMIT ? OFFSET ?` for a page of a tournament's matches (its arguments pushed), or '' for all of
+ * them (and always with `entrant`, which is filtered after the query).
+ */
+export function pageOf(options: { entrant?: string | undefined; limit?: number | undefined; offset?: number | undefined }, args: (string | number)[]): string {
+  if (options.entrant !== undefined || (options.limit === undefined && options.offset === undefined)) return '';
+  args.push(Math.max(0, Math.floor(options.limit ?? Number.MAX_SAFE_INTEGER)), Math.max(0, Math.floor(options.offset ?? 0)));
+  return ' LIMIT ? OFFSET ?';
+}
+
 /** The query of a page of results, `?` placeholders: tournament id, cursor, limit. */
 export function resultsQuery(tournamentId: string, page: ResultsPage): [string, (string | number)[]] {
   const limit = Math.min(Math.max(Math.floor(page.limit ?? RESULTS_PAGE), 1), RESULTS_PAGE);

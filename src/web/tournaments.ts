@@ -515,10 +515,14 @@ export function registerTournamentRoutes(
     const t = await store.getTournament(request.params.id);
     if (!t) return notFound(reply, request.params.id);
     const { status, limit = 1000, offset = 0 } = parsed.data;
-    const all = await store.listTournamentMatches(t.id, { status });
-    void reply.header('x-total-count', String(all.length));
+    // One page from the store (issue 38: not every match of a season per refresh); the count from
+    // the tournament's where it has it.
+    const counted = status === undefined ? t.total : status === 'done' ? t.done : null;
+    const all = counted === null ? await store.listTournamentMatches(t.id, { status }) : null;
+    const page = all?.slice(offset, offset + limit) ?? (await store.listTournamentMatches(t.id, { status, limit, offset }));
+    void reply.header('x-total-count', String(counted ?? all?.length ?? 0));
     const rows: TournamentMatchView[] = await Promise.all(
-      all.slice(offset, offset + limit).map(async (m) => ({
+      page.map(async (m) => ({
         id: m.id,
         round: m.round,
         index: m.index,

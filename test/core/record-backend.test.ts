@@ -266,6 +266,10 @@ describe.each(['sqlite', 'postgres'] as const)('record store on %s', (kind) => {
     // the newest, oldest first
     expect((await store.listTournamentResults('ts', { newest: true, limit: 3 })).map((r) => r.seq)).toEqual([4, 5, 6]);
     expect((await store.listTournamentResults('tx')).map((r) => r.id)).toEqual(['1-0']);
+    // the matches' listing in pages, in its own order (round, index)
+    expect((await store.listTournamentMatches('ts', { limit: 2, offset: 1 })).map((m) => m.id)).toEqual(['1-1', '1-2']);
+    expect((await store.listTournamentMatches('ts', { status: 'done', limit: 3, offset: 4 })).map((m) => m.id)).toEqual(['1-5', '1-6']);
+    expect((await store.listTournamentMatches('ts', { status: 'pending', limit: 5 })).map((m) => m.id)).toEqual(['1-4']);
 
     expect(await store.getTournamentStandings('ts')).toBeNull();
     await store.saveTournamentStandings('ts', { finishSeq: 4, state: { v: 1, rows: [0.1, 1 / 3] }, at: 100 });
