@@ -8,9 +8,11 @@
  * current values allow. With a prior (> 0) the log posterior is strictly concave in θ, so Newton's
  * method converges quadratically: a handful of steps from θ = 0, each one factorisation of the
  * n × n information matrix (n = entrants, independent of the number of games). Warm-started from
- * the previous optimum after one more game, the same factor (kept from an earlier step: a chord
- * iteration) brings the fit back to the tolerance in one or two solves of O(n²) — that is what the
- * live standings do per match (live-standings.ts).
+ * the previous optimum after one more game, a factor kept from an earlier step (a chord iteration;
+ * the live standings update it by a rank-one step per game) brings the fit back to the tolerance in
+ * a few solves of O(n²) each (about six for 200 entrants), and a fresh factor is made only when a
+ * step stops shrinking the MM change tenfold — that is what the live standings do per match
+ * (live-standings.ts).
  *
  * The stopping rule is the MM iteration's, so `tolerance` means what it meant: the fit is converged
  * when one MM step would change no ln γᵢ by more than `tolerance`, i.e. |ln(Wᵢ / (γᵢ Dᵢ))| < tol with

@@ -120,6 +120,27 @@ describe('live standings', () => {
     );
   });
 
+  it('take the options computeStandings takes: no prior (plain maximum likelihood) and another K', () => {
+    const duel = (id: string, a: string, b: string, outcome: SeatOutcome): MatchResult => ({
+      id,
+      seats: [
+        { name: a, outcome, points: outcome === 'win' ? 1 : outcome === 'draw' ? 0.5 : 0 },
+        { name: b, outcome: outcome === 'win' ? 'loss' : outcome === 'loss' ? 'win' : 'draw', points: outcome === 'loss' ? 1 : outcome === 'draw' ? 0.5 : 0 },
+      ],
+    });
+    // everyone has won and lost: the maximum-likelihood fit exists
+    const results = [duel('1', 'anna', 'bert', 'win'), duel('2', 'bert', 'carl', 'win'), duel('3', 'carl', 'anna', 'win'), duel('4', 'anna', 'bert', 'draw'), duel('5', 'anna', 'carl', 'win')];
+    const options = { bradleyTerry: { prior: 0 }, eloK: 32 };
+    const live = new LiveStandings(['anna', 'bert', 'carl'], options);
+    results.forEach((m, k) => {
+      live.add(m);
+      if (k >= 2) expectSame(live.standings(), computeStandings(results.slice(0, k + 1), { entrants: ['anna', 'bert', 'carl'], ...options }));
+    });
+    // the options took effect: K = 32 moves Elo further than the default 20
+    const anna = (st: Standings) => st.rows.find((r) => r.name === 'anna') as StandingsRow;
+    expect((anna(live.standings()).elo as number) - 1500).toBeGreaterThan((anna(computeStandings(results)).elo as number) - 1500);
+  });
+
   it('refuse a state of other options or other entrants', () => {
     const live = new LiveStandings(['anna', 'bert']);
     live.add({ id: '1', seats: [{ name: 'anna', outcome: 'win', points: 1 }, { name: 'bert', outcome: 'loss', points: 0 }] });
