@@ -10,8 +10,8 @@
  * n × n information matrix (n = entrants, independent of the number of games). Warm-started from
  * the previous optimum after one more game, a factor kept from an earlier step (a chord iteration;
  * the live standings update it by a rank-one step per game) brings the fit back to the tolerance in
- * a few solves of O(n²) each (about six for 200 entrants), and a fresh factor is made only when a
- * step stops shrinking the MM change tenfold — that is what the live standings do per match
+ * a few solves of O(n²) each (fewer than ten for 200 entrants), and a fresh factor is made only when a
+ * step stops shrinking the MM change fourfold — that is what the live standings do per match
  * (live-standings.ts).
  *
  * The stopping rule is the MM iteration's, so `tolerance` means what it meant: the fit is converged
@@ -240,12 +240,12 @@ export interface NewtonFit {
 /** A step this long (in ln γ) is checked against the log posterior and halved while it lowers it. */
 const LONG_STEP = 0.5;
 /** A chord step that shrinks the MM change by less than this factor means the kept factor is stale. */
-const CHORD_CONTRACTION = 0.1;
+const CHORD_CONTRACTION = 0.25;
 
 /**
  * Maximises the log posterior (prior > 0) from `start` by Newton steps. With `options.factor`, the
  * kept factor is used (chord steps, O(n²) each) as long as each step shrinks the MM change by at
- * least 10×; otherwise (and without one) the information is factorised afresh at the current θ.
+ * least 4×; otherwise (and without one) the information is factorised afresh at the current θ.
  */
 export function newtonFit(counts: PairCounts, prior: number, start: ArrayLike<number>, options: NewtonOptions): NewtonFit {
   const n = counts.n;
