@@ -7,16 +7,18 @@
 
 /**
  * The migration (appended to both stores' lists): the standings table, and the indexes that let
- * the cursor read and the done count use an index instead of the whole tournament.
+ * the cursor read and the done count use an index instead of the whole tournament. `IF NOT EXISTS`:
+ * a store that ran it under another migration number (branches merged in another order) runs it
+ * again harmlessly.
  */
-export const STANDINGS_MIGRATION = `CREATE TABLE tournament_standings (
+export const STANDINGS_MIGRATION = `CREATE TABLE IF NOT EXISTS tournament_standings (
    tournament_id TEXT PRIMARY KEY REFERENCES tournaments (id) ON DELETE CASCADE,
    finish_seq INTEGER NOT NULL,
    state TEXT NOT NULL,
    updated_at BIGINT NOT NULL
  );
- CREATE INDEX tournament_matches_finished ON tournament_matches (tournament_id, finish_seq);
- CREATE INDEX tournament_matches_status ON tournament_matches (tournament_id, status, round, match_index);`;
+ CREATE INDEX IF NOT EXISTS tournament_matches_finished ON tournament_matches (tournament_id, finish_seq);
+ CREATE INDEX IF NOT EXISTS tournament_matches_status ON tournament_matches (tournament_id, status, round, match_index);`;
 
 /** A tournament's saved standings: the state after every result up to `finishSeq`. */
 export interface StandingsSnapshot {
