@@ -49,6 +49,8 @@ const benches: [game: string, file: string, args: string[]][] = [
   ['catan', 'catan-wire.ts', ['--games', '100', '--parallel', '4']],
   ['tournament', 'tournament.ts', []],
   ['tournament', 'sandbox.ts', ['--runs', '30']],
+  // Standings at season scale (issue 38): 200 entrants, 80,000 results, SQLite and PostgreSQL.
+  ['tournament', 'standings.ts', ['--entrants', '200', '--results', '80000', '--requests', '20']],
   ['records', 'record-backends.ts', ['--games', '200', '--rounds', '3']],
   ['records', 'distributed.ts', ['--workers', '1,2,4', '--overhead-runs', '2']],
   // Die Liga (issue 34): 200 clients for a minute here; the issue's 10 minutes are in `npm run soak -- ladder`.

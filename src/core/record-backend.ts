@@ -20,6 +20,7 @@ import type {
   TournamentStatus,
 } from './record-types.js';
 import type { KeepClass, PrunedNote } from './record-keep.js';
+import type { ResultsPage, StandingsSnapshot, TournamentResultRow } from './standings-rows.js';
 
 export interface NewMatch {
   id?: string;
@@ -120,9 +121,19 @@ export interface Records {
   ): Answer<boolean>;
   /** Back to pending only while the claim still holds; false when it did not. */
   releaseTournamentMatch(tournamentId: string, id: string, claim: TournamentClaim): Answer<boolean>;
-  listTournamentMatches(tournamentId: string, options?: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined }): Answer<TournamentMatchRecord[]>;
+  /** `limit`/`offset` (without `entrant`): one page of them, in the same order. */
+  listTournamentMatches(tournamentId: string, options?: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined; limit?: number | undefined; offset?: number | undefined }): Answer<TournamentMatchRecord[]>;
   listFinishedTournamentMatches(tournamentId: string): Answer<TournamentMatchRecord[]>;
   getTournamentMatch(tournamentId: string, id: string): Answer<TournamentMatchRecord | null>;
+  /**
+   * Done matches by the cursor `finish_seq` (issue 38): a page after `after`, or the newest; just
+   * what the standings and the rate need, never the captured output.
+   */
+  listTournamentResults(tournamentId: string, page?: ResultsPage): Answer<TournamentResultRow[]>;
+  /** The tournament's saved live standings (src/tournament/standings-store.ts), null without. */
+  getTournamentStandings(tournamentId: string): Answer<StandingsSnapshot | null>;
+  /** Saves them, unless the store has a snapshot of a later `finishSeq`; committed when it resolves. */
+  saveTournamentStandings(tournamentId: string, snapshot: { finishSeq: number; state: unknown; at: number }): Answer<void>;
   /** Ids of the game records still running that a tournament match started (`meta.tournamentMatch`, `<tournament>/<match>`). */
   liveRecordsOf(tournamentMatch: string): Answer<string[]>;
   /** Marks those aborted with this reason (an earlier attempt whose worker is gone); how many. */

@@ -24,6 +24,20 @@ import {
   type TournamentMatchRow,
   type TournamentRow,
 } from './record-rows.js';
+import {
+  GET_STANDINGS,
+  SAVE_STANDINGS,
+  STANDINGS_MIGRATION,
+  resultsQuery,
+  toResultRows,
+  pageOf,
+  toSnapshot,
+  type ResultRow,
+  type ResultsPage,
+  type SnapshotRow,
+  type StandingsSnapshot,
+  type TournamentResultRow,
+} from './standings-rows.js';
 import type {
   HourGroup,
   ListOptions,
@@ -140,6 +154,8 @@ const MIGRATIONS: readonly string[] = [
   'ALTER TABLE matches ADD COLUMN served_by TEXT;',
   // Retention classes, notes on pruned records, archived tournaments (issue 37).
   keepMigration('postgres'),
+  // Live standings of tournaments and the indexes of their results' cursor (issue 38).
+  STANDINGS_MIGRATION,
 ];
 
 /** The advisory lock a serving store holds for its life: free again means its process is gone. */
@@ -1025,11 +1041,12 @@ export class PgRecordStore implements Records {
 
   async listTournamentMatches(
     tournamentId: string,
-    options: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined } = {},
+    options: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined; limit?: number | undefined; offset?: number | undefined } = {},
   ): Promise<TournamentMatchRecord[]> {
-    const status = options.status === undefined ? '' : ' AND status = $2';
-    const args = options.status === undefined ? [tournamentId] : [tournamentId, options.status];
-    const rows = (await this.pool.query<TournamentMatchRow>(`SELECT * FROM tournament_matches WHERE tournament_id = $1${status} ORDER BY round, match_index`, args)).rows;
+    const status = options.status === undefined ? '' : ' AND status = ?';
+    const args: (string | number)[] = options.status === undefined ? [tournamentId] : [tournamentId, options.status];
+    const page = pageOf(options, args);
+    const rows = (await this.pool.query<TournamentMatchRow>(numbered(`SELECT * FROM tournament_matches WHERE tournament_id = ?${status} ORDER BY round, match_index${page}`), args)).rows;
     const matches = rows.map(toTournamentMatch);
     const entrant = options.entrant;
     return entrant === undefined ? matches : matches.filter((m) => m.seats.includes(entrant));
@@ -1043,6 +1060,27 @@ export class PgRecordStore implements Records {
       )
     ).rows;
     return rows.map(toTournamentMatch);
+  }
+
+  /** Done matches by their finish_seq cursor (issue 38). */
+  async listTournamentResults(tournamentId: string, page: ResultsPage = {}): Promise<TournamentResultRow[]> {
+    const [sql, args] = resultsQuery(tournamentId, page);
+    return toResultRows((await this.pool.query<ResultRow>(numbered(sql), args)).rows, page);
+  }
+
+  async getTournamentStandings(tournamentId: string): Promise<StandingsSnapshot | null> {
+    try {
+      return toSnapshot((await this.pool.query<SnapshotRow>(numbered(GET_STANDINGS), [tournamentId])).rows[0]);
+    } catch (err) {
+      // A reader of a database an older Spielhalle wrote: no such table, no snapshot.
+      if ((err as { code?: string }).code === '42P01') return null;
+      throw err;
+    }
+  }
+
+  async saveTournamentStandings(tournamentId: string, snapshot: { finishSeq: number; state: unknown; at: number }): Promise<void> {
+    this.writable();
+    await this.pool.query(numbered(SAVE_STANDINGS), [tournamentId, snapshot.finishSeq, JSON.stringify(snapshot.state), snapshot.at]);
   }
 
   async appendEvent(matchId: string, event: { at: number; seat?: number | null; type: string; data?: unknown }): Promise<void> {

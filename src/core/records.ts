@@ -22,6 +22,20 @@ import {
   type TournamentMatchRow,
   type TournamentRow,
 } from './record-rows.js';
+import {
+  GET_STANDINGS,
+  SAVE_STANDINGS,
+  STANDINGS_MIGRATION,
+  resultsQuery,
+  toResultRows,
+  pageOf,
+  toSnapshot,
+  type ResultRow,
+  type ResultsPage,
+  type SnapshotRow,
+  type StandingsSnapshot,
+  type TournamentResultRow,
+} from './standings-rows.js';
 
 /**
  * The record store: every match (a Mia round, a Dame game, ...) with its seats, events, result and
@@ -187,6 +201,8 @@ const MIGRATIONS: readonly string[] = [
   TOURNAMENT_TABLES,
   // Retention classes, notes on pruned records, archived tournaments (issue 37).
   keepMigration('sqlite'),
+  // Live standings of tournaments and the indexes of their results' cursor (issue 38).
+  STANDINGS_MIGRATION,
 ];
 
 /** The schema version that has the tournament tables (a read-only store of an older file has none). */
@@ -797,12 +813,13 @@ export class RecordStore implements Records {
   }
 
   /** By round and index; `entrant`: only matches with a seat of that name. */
-  listTournamentMatches(tournamentId: string, options: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined } = {}): TournamentMatchRecord[] {
+  listTournamentMatches(tournamentId: string, options: { status?: TournamentMatchStatus | undefined; entrant?: string | undefined; limit?: number | undefined; offset?: number | undefined } = {}): TournamentMatchRecord[] {
     if (!this.hasTournaments) return [];
     const status = options.status === undefined ? '' : ' AND status = ?';
-    const args = options.status === undefined ? [tournamentId] : [tournamentId, options.status];
+    const args: (string | number)[] = options.status === undefined ? [tournamentId] : [tournamentId, options.status];
+    const page = pageOf(options, args);
     const rows = this.db
-      .prepare(`SELECT * FROM tournament_matches WHERE tournament_id = ?${status} ORDER BY round, match_index`)
+      .prepare(`SELECT * FROM tournament_matches WHERE tournament_id = ?${status} ORDER BY round, match_index${page}`)
       .all(...args) as TournamentMatchRow[];
     const matches = rows.map(toTournamentMatch);
     const entrant = options.entrant;
@@ -816,6 +833,28 @@ export class RecordStore implements Records {
       .prepare(`SELECT * FROM tournament_matches WHERE tournament_id = ? AND status = 'done' ORDER BY finish_seq, round, match_index`)
       .all(tournamentId) as TournamentMatchRow[];
     return rows.map(toTournamentMatch);
+  }
+
+  /** Done matches by their finish_seq cursor (issue 38). */
+  listTournamentResults(tournamentId: string, page: ResultsPage = {}): TournamentResultRow[] {
+    if (!this.hasTournaments) return [];
+    const [sql, args] = resultsQuery(tournamentId, page);
+    return toResultRows(this.db.prepare(sql).all(...args) as ResultRow[], page);
+  }
+
+  getTournamentStandings(tournamentId: string): StandingsSnapshot | null {
+    if (!this.hasTable('tournament_standings')) return null;
+    return toSnapshot(this.db.prepare(GET_STANDINGS).get(tournamentId) as SnapshotRow | undefined);
+  }
+
+  saveTournamentStandings(tournamentId: string, snapshot: { finishSeq: number; state: unknown; at: number }): void {
+    const state = JSON.stringify(snapshot.state);
+    this.writeNow(() => this.db.prepare(SAVE_STANDINGS).run(tournamentId, snapshot.finishSeq, state, snapshot.at));
+  }
+
+  /** Whether the file has this table (a read-only store of an older file may not). */
+  private hasTable(name: string): boolean {
+    return this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
   }
 
   /**

@@ -16,6 +16,7 @@ import {
   createTournament,
   DEFAULT_LEASE_SECONDS,
   runTournament,
+  tournamentLeader,
   tournamentResults,
   tournamentStandings,
   type TournamentProgress,
@@ -377,7 +378,7 @@ export function registerTournamentCommands(program: Command): void {
         await existing(store, id);
         const t = await store.getTournament(id);
         if (!t) return;
-        const leader = t.done > 0 ? ((await tournamentStandings(store, id)).rows[0]?.name ?? null) : null;
+        const leader = t.done > 0 ? await tournamentLeader(store, id) : null;
         process.stdout.write(formatStatus(t, await store.listTournamentMatches(id, { status: 'running' }), leader));
       });
     });
@@ -409,10 +410,10 @@ export function registerTournamentCommands(program: Command): void {
     .action(async (id: string, opts: { format: 'csv' | 'json'; matches?: boolean; out?: string }, cmd: Command) => {
       const text = await withStore(cmd, 'read', async (store) => {
         await existing(store, id);
-        const results = await tournamentResults(store, id);
-        if (opts.format === 'json')
-          return `${standingsJson(await tournamentStandings(store, id), opts.matches === true ? results : undefined)}\n`;
-        return opts.matches === true ? matchesCsv(results) : standingsCsv(await tournamentStandings(store, id));
+        // Every result only for --matches: the standings come from the saved live standings.
+        const results = opts.matches === true ? await tournamentResults(store, id) : undefined;
+        if (opts.format === 'json') return `${standingsJson(await tournamentStandings(store, id), results)}\n`;
+        return results !== undefined ? matchesCsv(results) : standingsCsv(await tournamentStandings(store, id));
       });
       if (opts.out === undefined) process.stdout.write(text);
       else writeFileSync(opts.out, text);

@@ -14,7 +14,8 @@ import { killLeftoverGroups } from './sandbox.js';
 import { bwrapWorks } from '../sandbox/box.js';
 import { UsageError } from '../core/errors.js';
 import { schedule, swissRound, type ScheduledMatch, type SwissGame } from './schedule.js';
-import { computeStandings, type MatchResult, type Standings } from './standings.js';
+import type { MatchResult, Standings } from './standings.js';
+import { matchResultOf, SAVE_AFTER_FOLDING, StandingsTracker } from './standings-store.js';
 
 export { matchResult } from './play-match.js';
 
@@ -135,16 +136,18 @@ export async function createTournament(
   return id;
 }
 
-/** The standings' result of a done match (null for one without). */
-function resultOf(m: TournamentMatchRecord): MatchResult | null {
-  return m.status === 'done' && m.result !== null && typeof m.result === 'object'
-    ? (m.result as MatchResult)
-    : null;
-}
-
-/** Results of the done matches, in the order they finished. */
+/** Results of the done matches, in the order they finished (read page by page: exports, Swiss pairing). */
 export async function tournamentResults(store: Records, id: string): Promise<MatchResult[]> {
-  return (await store.listFinishedTournamentMatches(id)).flatMap((m) => resultOf(m) ?? []);
+  const results: MatchResult[] = [];
+  for (let after = 0; ; ) {
+    const page = await store.listTournamentResults(id, { after });
+    for (const row of page) {
+      const result = matchResultOf(row.result);
+      if (result !== null) results.push(result);
+      after = row.seq;
+    }
+    if (page.length === 0) return results;
+  }
 }
 
 async function entrantNames(store: Records, id: string): Promise<string[]> {
@@ -152,8 +155,27 @@ async function entrantNames(store: Records, id: string): Promise<string[]> {
   return spec?.entrants.map((e) => e.name) ?? [];
 }
 
-export async function tournamentStandings(store: Records, id: string): Promise<Standings> {
-  return computeStandings(await tournamentResults(store, id), { entrants: await entrantNames(store, id) });
+/**
+ * The tournament's live standings (issue 38): the coordinator's saved ones and what finished since
+ * (standings-store.ts). `save`: a store that may be written keeps what it had to fold (many results
+ * behind the saved ones: a tournament from before the saved standings existed).
+ */
+export async function openStandings(store: Records, id: string, options: { save?: boolean } = {}): Promise<StandingsTracker> {
+  const tracker = await StandingsTracker.open(store, id, await entrantNames(store, id));
+  // Best effort: a store opened read-only (or gone for the moment) keeps what it had.
+  if (options.save === true && tracker.folded > SAVE_AFTER_FOLDING) await tracker.save(Date.now(), true).catch(() => false);
+  return tracker;
+}
+
+/** The standings with their intervals, as computeStandings of every result gives them. */
+export async function tournamentStandings(store: Records, id: string, options: { save?: boolean } = {}): Promise<Standings> {
+  return (await openStandings(store, id, options)).live.standings();
+}
+
+/** Rank 1 of the standings (no intervals computed); null before any result. */
+export async function tournamentLeader(store: Records, id: string): Promise<string | null> {
+  const tracker = await openStandings(store, id);
+  return tracker.live.results > 0 ? tracker.live.leader() : null;
 }
 
 /** Swiss scoring: win 1, draw ½, loss 0; a bye (no outcome) counts its points. */
@@ -255,8 +277,13 @@ export async function runTournament(
     log.warn({ processes: leftovers }, 'killed processes left behind by a run that was killed');
   if (options.programs === undefined) checkIsolation(spec, log);
   const factory = options.programs ?? sandboxPrograms(pidDir);
-  const results = await tournamentResults(store, id);
+  // The live standings (issue 38): the saved ones and what finished since; each result is folded
+  // in once recorded, so the leader after a match costs a few solves, not the whole fit.
+  const standings = await StandingsTracker.open(store, id, spec.entrants.map((e) => e.name));
   const queue = await store.listTournamentMatches(id, { status: 'pending' });
+  // Counted here, not read back per match: only this run finishes matches of this tournament.
+  const doneAtStart = (await store.getTournament(id))?.done ?? 0;
+  let total = expectedTotal(spec, await store.listTournamentMatches(id));
   const startedAt = now();
   let doneThisRun = 0;
   const failures = new Map<string, number>();
@@ -272,25 +299,14 @@ export async function runTournament(
     done: number;
     elapsedMs: number;
     doneThisRun: number;
-    /** How many results there were then. */
-    known: number;
+    /** Rank 1 of the standings then. */
+    leader: string | null;
   }[] = [];
 
   /** Progress as of when a match ended (several may be reported at once). */
-  const progress = async (at: {
-    done: number;
-    elapsedMs: number;
-    doneThisRun: number;
-    known: number;
-  }): Promise<TournamentProgress> => {
-    const total = expectedTotal(spec, await store.listTournamentMatches(id));
-    const { done, elapsedMs, doneThisRun } = at;
+  const progress = (at: { done: number; elapsedMs: number; doneThisRun: number; leader: string | null }): TournamentProgress => {
+    const { done, elapsedMs, doneThisRun, leader } = at;
     const perMinute = elapsedMs > 0 ? (doneThisRun * 60_000) / elapsedMs : 0;
-    const leader =
-      at.known > 0
-        ? (computeStandings(results.slice(0, at.known), { entrants: spec.entrants.map((e) => e.name) })
-            .rows[0]?.name ?? null)
-        : null;
     return {
       id,
       done,
@@ -315,7 +331,6 @@ export async function runTournament(
     // An earlier attempt (a run that was killed, a cut-off try) may have left finished game records
     // of this match: they did not count. (A first attempt has none: no search through the records.)
     if (m.attempts > 0 || failures.has(m.id)) await supersedeEarlier(store, `${id}/${m.id}`, records, at, log);
-    results.push(result);
     doneThisRun++;
     return result;
   };
@@ -334,6 +349,16 @@ export async function runTournament(
   };
 
   const context = { tournamentId: id, spec, workDir: options.workDir, programs: factory, log };
+
+  /** The standings into the store: at most every second while it runs, and at its end. */
+  const saveStandings = async (end: boolean): Promise<void> => {
+    try {
+      if (end) await standings.catchUp();
+      await standings.save(now(), end);
+    } catch (err) {
+      log.warn({ err }, 'the standings could not be saved');
+    }
+  };
 
   /** Plays one match; its result once it is done, undefined when it goes back to pending. */
   const play = async (arena: TournamentArena, m: TournamentMatchRecord): Promise<MatchResult | undefined> => {
@@ -367,8 +392,9 @@ export async function runTournament(
 
   /** Swiss: once a round is all done, the next one from the results so far. */
   const nextRound = async (): Promise<boolean> => {
-    if (!(await pairNextSwissRound(store, id, spec, results))) return false;
+    if (!(await pairNextSwissRound(store, id, spec, await tournamentResults(store, id)))) return false;
     queue.push(...(await store.listTournamentMatches(id, { status: 'pending' })));
+    total = expectedTotal(spec, await store.listTournamentMatches(id));
     return queue.length > 0;
   };
 
@@ -380,7 +406,7 @@ export async function runTournament(
     options.signal?.removeEventListener('abort', onAbort);
     return fail(`the ${spec.game} server did not start: ${(err as Error).message}`);
   }
-  log.info({ pending: queue.length, done: results.length, parallel }, 'tournament running');
+  log.info({ pending: queue.length, done: doneAtStart, parallel }, 'tournament running');
   try {
     for (;;) {
       while (!stop.signal.aborted && inFlight.size < parallel && queue.length > 0) {
@@ -393,32 +419,35 @@ export async function runTournament(
             return undefined;
           })
           .then(async (finished) => {
-            const done = (await store.listTournamentMatches(id, { status: 'done' })).length;
+            const done = doneAtStart + doneThisRun;
+            let leader: string | null = null;
+            try {
+              await standings.catchUp();
+              leader = standings.live.results > 0 ? standings.live.leader() : null;
+            } catch (err) {
+              log.warn({ err }, 'the standings could not be brought up to date');
+            }
             inFlight.delete(m.id);
-            reports.push({
-              finished,
-              done,
-              elapsedMs: now() - startedAt,
-              doneThisRun,
-              known: results.length,
-            });
+            reports.push({ finished, done, elapsedMs: now() - startedAt, doneThisRun, leader });
           });
         inFlight.set(m.id, task);
       }
       // Reported once the next matches are under way, so `running` shows them.
       for (const { finished, ...at } of reports.splice(0)) {
         try {
-          options.onProgress?.({ ...(await progress(at)), ...(finished === undefined ? {} : { finished }) });
+          options.onProgress?.({ ...progress(at), ...(finished === undefined ? {} : { finished }) });
         } catch (err) {
           log.warn({ err }, 'onProgress threw');
         }
       }
+      await saveStandings(false);
       if (inFlight.size === 0 && (stop.signal.aborted || (queue.length === 0 && !(await nextRound())))) break;
       if (inFlight.size > 0) await Promise.race(inFlight.values());
     }
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     await arena.close().catch((err: unknown) => log.warn({ err }, 'the arena did not close cleanly'));
+    await saveStandings(true);
   }
   if (state.failure !== null) return fail(state.failure);
   if (stop.signal.aborted) {

@@ -18,7 +18,8 @@ import {
 import type { TournamentSpec } from './file.js';
 import { recentlyDown } from '../core/pg-outage.js';
 import { LifeLock, OUTAGE_GRACE_MS, pauseFor, type MatchQueue, type QueuedJob } from './queue.js';
-import { computeStandings, type MatchResult } from './standings.js';
+import type { MatchResult } from './standings.js';
+import { StandingsTracker } from './standings-store.js';
 
 /**
  * The coordinator of a distributed tournament (issue #19, `database: postgres://…`): it puts one
@@ -184,12 +185,12 @@ export async function runQueuedTournament(store: Records, id: string, options: Q
     const startedAt = now();
     const doneAtStart = record.done;
     let reported = doneAtStart;
-    let results: MatchResult[] = await tournamentResults(store, id);
-    let seen = results.length;
+    // The live standings (issue 38): the saved ones, then each result the workers record, read by
+    // the finish_seq cursor (a page, not every result); saved back at most every second.
+    const standings = await StandingsTracker.open(store, id, spec.entrants.map((e) => e.name));
     let lastHeal = 0;
     let running: TournamentMatchRecord[] = [];
-    const entrants = spec.entrants.map((e) => e.name);
-    const progress = async (done: number, total: number, finished: MatchResult | undefined): Promise<TournamentProgress> => {
+    const progress = async (done: number, total: number, finished: MatchResult | undefined, leader: string | null): Promise<TournamentProgress> => {
       const elapsedMs = now() - startedAt;
       const perMinute = elapsedMs > 0 ? ((done - doneAtStart) * 60_000) / elapsedMs : 0;
       const all = spec.format === 'swiss' ? expectedTotal(spec, await store.listTournamentMatches(id)) : total;
@@ -202,9 +203,19 @@ export async function runQueuedTournament(store: Records, id: string, options: Q
         elapsedMs,
         perMinute,
         etaMs: perMinute > 0 ? ((all - done) / perMinute) * 60_000 : null,
-        leader: results.length > 0 ? (computeStandings(results, { entrants }).rows[0]?.name ?? null) : null,
+        leader,
         ...(finished === undefined ? {} : { finished }),
       };
+    };
+
+    /** The standings into the store: at most every second while it runs, and at its end. */
+    const saveStandings = async (end: boolean): Promise<void> => {
+      try {
+        if (end) await standings.catchUp();
+        await standings.save(now(), end);
+      } catch (err) {
+        log.warn({ err }, 'the standings could not be saved');
+      }
     };
 
     for (;;) {
@@ -227,19 +238,21 @@ export async function runQueuedTournament(store: Records, id: string, options: Q
         running = await store.listTournamentMatches(id, { status: 'running' });
       }
       if (t.done !== reported) {
-        results = await tournamentResults(store, id);
-        const fresh = results.slice(seen);
-        seen = results.length;
+        const fresh = await standings.catchUp();
         reported = t.done;
+        // One leader for the lot: the standings after all of them (a fit per result would be wasted).
+        const leader = standings.live.results > 0 ? standings.live.leader() : null;
         try {
-          if (fresh.length === 0) options.onProgress?.(await progress(t.done, t.total, undefined));
+          if (fresh.length === 0) options.onProgress?.(await progress(t.done, t.total, undefined, leader));
           for (const [i, r] of fresh.entries())
-            options.onProgress?.(await progress(t.done - fresh.length + i + 1, t.total, r));
+            options.onProgress?.(await progress(t.done - fresh.length + i + 1, t.total, r, leader));
         } catch (err) {
           log.warn({ err }, 'onProgress threw');
         }
+        await saveStandings(false);
       }
       if (t.done >= t.total && !(await nextRound())) {
+        await saveStandings(true);
         await store.setTournamentStatus(id, 'finished', now());
         log.info('tournament finished');
         return 'finished';
@@ -251,6 +264,7 @@ export async function runQueuedTournament(store: Records, id: string, options: Q
       return 'failed';
     }
     await cancelQueued();
+    await saveStandings(true);
     await store.setTournamentStatus(id, 'stopped', now(), 'stopped');
     log.info('tournament stopped; the workers cut off its matches in play');
     return 'stopped';

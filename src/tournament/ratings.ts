@@ -1,5 +1,6 @@
 import { Matrix, pseudoInverse, solve } from 'ml-matrix';
 import { ordinal, rate, rating as openskillRating, type Rating } from 'openskill';
+import { newtonFit } from './bt-fit.js';
 
 /**
  * Ratings from finished games. npm has no maintained Elo or Bradley–Terry package (the Elo ones are
@@ -49,6 +50,11 @@ export interface BradleyTerryOptions {
   base?: number;
   maxIterations?: number;
   tolerance?: number;
+  /**
+   * How the fit is found (the optimum is the same): `newton` (the default with a prior, bt-fit.ts)
+   * or the MM iteration (always without a prior: there the scale is free and Newton's matrix singular).
+   */
+  solver?: 'newton' | 'mm';
 }
 
 export interface BradleyTerryRating {
@@ -68,16 +74,16 @@ const Z95 = 1.959963984540054;
 const ELO_PER_NAT = 400 / Math.LN10;
 
 /**
- * Bradley–Terry maximum-likelihood (or, with a prior, maximum a posteriori) fit over all games by
- * minorisation–maximisation (Hunter 2004), draws counting half a win to each side; intervals from
- * the inverse of the observed information at the optimum.
+ * Bradley–Terry maximum-likelihood (or, with a prior, maximum a posteriori) fit over all games,
+ * draws counting half a win to each side: with a prior by Newton's method (bt-fit.ts), without one
+ * by minorisation–maximisation (Hunter 2004); intervals from the inverse of the observed
+ * information at the optimum.
  */
 export function bradleyTerry(
   games: readonly PairGame[],
   options: BradleyTerryOptions = {},
 ): BradleyTerryRating[] {
   const prior = options.prior ?? 1;
-  const base = options.base ?? 1500;
   const names = [...new Set(games.flatMap((g) => [g.a, g.b]))].sort();
   const n = names.length;
   const at = new Map(names.map((name, i) => [name, i]));
@@ -92,9 +98,60 @@ export function bradleyTerry(
     (count[i] as Float64Array)[j] = ((count[i] as Float64Array)[j] as number) + 1;
     (count[j] as Float64Array)[i] = ((count[j] as Float64Array)[i] as number) + 1;
   }
-  let gamma = new Float64Array(n).fill(1);
+  return bradleyTerryCounts(names, wins, count, options);
+}
+
+/**
+ * The fit of bradleyTerry from what it needs of the games: per entrant `wins` (what it scored plus
+ * prior/2) and the games between each pair (`count[i][j]`, symmetric). The live standings use it
+ * for a fit without a prior.
+ */
+export function bradleyTerryCounts(
+  names: readonly string[],
+  wins: Float64Array,
+  count: readonly Float64Array[],
+  options: BradleyTerryOptions = {},
+): BradleyTerryRating[] {
+  const prior = options.prior ?? 1;
+  const base = options.base ?? 1500;
   const maxIterations = options.maxIterations ?? 10_000;
   const tolerance = options.tolerance ?? 1e-12;
+  const gamma =
+    prior > 0 && options.solver !== 'mm'
+      ? newtonStrengths(wins, count, prior, tolerance, maxIterations)
+      : mmStrengths(wins, count, prior, tolerance, maxIterations);
+  const covariance = invertInformation(information(gamma, count, prior), prior === 0);
+  return names.map((name, i) => {
+    const strength = gamma[i] as number;
+    const theta = Math.log(strength);
+    const se = Math.sqrt(Math.max(0, (covariance[i] as Float64Array)[i] as number));
+    const rating = base + ELO_PER_NAT * theta;
+    return {
+      name,
+      strength,
+      theta,
+      se,
+      rating,
+      low: rating - Z95 * ELO_PER_NAT * se,
+      high: rating + Z95 * ELO_PER_NAT * se,
+    };
+  });
+}
+
+/** The Newton fit (bt-fit.ts) of γ from the same counts. */
+function newtonStrengths(wins: Float64Array, count: readonly Float64Array[], prior: number, tolerance: number, maxIterations: number): Float64Array {
+  const n = wins.length;
+  const flat = new Float64Array(n * n);
+  count.forEach((row, i) => flat.set(row, i * n));
+  const score = wins.map((w) => w - prior / 2);
+  const fit = newtonFit({ n, score, count: flat }, prior, new Float64Array(n), { tolerance, maxIterations: Math.min(maxIterations, 200) });
+  return fit.theta.map(Math.exp);
+}
+
+/** γ by minorisation–maximisation (Hunter 2004), from γ = 1. */
+function mmStrengths(wins: Float64Array, count: readonly Float64Array[], prior: number, tolerance: number, maxIterations: number): Float64Array {
+  const n = wins.length;
+  let gamma = new Float64Array(n).fill(1);
   for (let it = 0; it < maxIterations; it++) {
     const next = new Float64Array(n);
     for (let i = 0; i < n; i++) {
@@ -120,22 +177,7 @@ export function bradleyTerry(
     gamma = next;
     if (change < tolerance) break;
   }
-  const covariance = invertInformation(information(gamma, count, prior), prior === 0);
-  return names.map((name, i) => {
-    const strength = gamma[i] as number;
-    const theta = Math.log(strength);
-    const se = Math.sqrt(Math.max(0, (covariance[i] as Float64Array)[i] as number));
-    const rating = base + ELO_PER_NAT * theta;
-    return {
-      name,
-      strength,
-      theta,
-      se,
-      rating,
-      low: rating - Z95 * ELO_PER_NAT * se,
-      high: rating + Z95 * ELO_PER_NAT * se,
-    };
-  });
+  return gamma;
 }
 
 /** Observed information −∇² log L in θ = ln γ (a weighted graph Laplacian, plus the prior's diagonal). */

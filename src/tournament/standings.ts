@@ -93,9 +93,9 @@ const SCORE: Record<SeatOutcome, number> = { win: 1, draw: 0.5, loss: 0 };
 export function computeStandings(results: readonly MatchResult[], options: StandingsOptions = {}): Standings {
   const played = results.filter((m) => m.seats.length >= 2);
   const multiplayer = played.some((m) => m.seats.length > 2);
-  const names = [
-    ...new Set([...(options.entrants ?? []), ...results.flatMap((m) => m.seats.map((s) => s.name))]),
-  ];
+  const seen = new Set(options.entrants ?? []);
+  for (const m of results) for (const seat of m.seats) seen.add(seat.name);
+  const names = [...seen];
   const rows = new Map<string, StandingsRow>(
     names.map((name) => [
       name,
@@ -148,13 +148,13 @@ export function computeStandings(results: readonly MatchResult[], options: Stand
       continue;
     }
     const places = m.seats.map(placingOf);
+    const best = Math.min(...places.map((p) => p ?? Number.POSITIVE_INFINITY));
+    const sharedFirst = places.filter((p) => p === best).length > 1;
     m.seats.forEach((seat, i) => {
       const row = rows.get(seat.name) as StandingsRow;
       row.games++;
       const place = places[i];
       if (place !== undefined) row.placings[place - 1] = (row.placings[place - 1] ?? 0) + 1;
-      const best = Math.min(...places.map((p) => p ?? Number.POSITIVE_INFINITY));
-      const sharedFirst = places.filter((p) => p === best).length > 1;
       if (place === undefined) return;
       if (place === best && !sharedFirst) row.wins++;
       else if (place === best) row.draws++;
@@ -174,8 +174,12 @@ export function computeStandings(results: readonly MatchResult[], options: Stand
     if (places.every((p) => p !== undefined))
       placingGames.push({ placings: m.seats.map((s, i) => ({ name: s.name, place: places[i] as number })) });
   }
+  let maxPlace = 2;
+  if (multiplayer) {
+    maxPlace = 0;
+    for (const m of played) maxPlace = Math.max(maxPlace, m.seats.length);
+  }
   for (const row of rows.values()) {
-    const maxPlace = multiplayer ? Math.max(0, ...played.map((m) => m.seats.length)) : 2;
     row.placings = Array.from(
       { length: Math.max(maxPlace, row.placings.length) },
       (_, k) => row.placings[k] ?? 0,

@@ -9,9 +9,9 @@ import { GAMES } from '../games/registry.js';
 import type { GameModule } from '../games/types.js';
 import {
   createTournament,
+  openStandings,
   runTournament,
   tournamentResults,
-  tournamentStandings,
   type TournamentProgress as RunProgress,
 } from '../tournament/coordinator.js';
 import { FORMATS_BY_GAME, parseTournament, type TournamentSpec } from '../tournament/file.js';
@@ -19,8 +19,10 @@ import { tournamentHints } from '../tournament/hints.js';
 import { preflight } from '../tournament/preflight.js';
 import type { PortRange } from '../core/ports.js';
 import type { MatchQueue } from '../tournament/queue.js';
+import { LiveStandings } from '../tournament/live-standings.js';
+import type { StandingsTracker } from '../tournament/standings-store.js';
+import { RESULTS_PAGE, type TournamentResultRow } from '../core/standings-rows.js';
 import {
-  computeStandings,
   matchesCsv,
   standingsCsv,
   standingsJson,
@@ -71,8 +73,10 @@ export interface TournamentRoutesOptions {
   ports?: PortRange | null;
 }
 
-/** At most this many points in the rating chart. */
+/** At most this many points in the rating chart (and the first and the last). */
 const HISTORY_POINTS = 50;
+/** Rating charts kept in memory, for the tournaments looked at last. */
+const HISTORY_CHARTS = 16;
 /** Each captured stream sent at most this long (the store bounds it too). */
 const OUTPUT_CHARS = 64 * 1024;
 /** The rate is measured over this many recent finished matches. */
@@ -185,7 +189,7 @@ function publicEntrants(spec: TournamentSpec | null): PublicEntrant[] {
 
 function progressOf(
   t: TournamentRecord,
-  finished: readonly TournamentMatchRecord[],
+  finished: readonly Pick<TournamentResultRow, 'bye' | 'startedAt' | 'endedAt'>[],
   live: boolean,
   run: RunProgress | null,
 ): TournamentProgress {
@@ -203,8 +207,73 @@ function progressOf(
   return { done: t.done, total, perMinute, etaMs };
 }
 
+/** The last finished matches the rate needs (RATE_WINDOW that are not byes), not every one. */
+async function recentResults(store: Records, id: string): Promise<TournamentResultRow[]> {
+  let rows = await store.listTournamentResults(id, { newest: true, limit: 2 * RATE_WINDOW });
+  if (rows.length === 2 * RATE_WINDOW && rows.filter((m) => !m.bye).length < RATE_WINDOW)
+    rows = await store.listTournamentResults(id, { newest: true, limit: RESULTS_PAGE });
+  return rows;
+}
+
+/** A tournament's rating chart as far as it was folded (issue 38: read by cursor, not every result per refresh). */
+interface ChartState {
+  live: LiveStandings;
+  /** finish_seq of the last result folded in. */
+  seq: number;
+  /** A point every `step` results: a power of two, doubled when there would be more than HISTORY_POINTS. */
+  step: number;
+  points: HistoryPoint[];
+  /** Requests take turns (a result is folded once). */
+  turn?: Promise<unknown>;
+}
+
+/**
+ * The chart brought up to date: the results finished since are folded in page by page, with the
+ * ratings at every `step`-th; the points are those and the ratings now. A step that doubles keeps
+ * every other point, so a point once shown stays where it was.
+ */
+function chartOf(store: Records, t: TournamentRecord, entrants: readonly string[], chart: ChartState): Promise<TournamentHistory> {
+  const id = t.id;
+  const next = (chart.turn ?? Promise.resolve()).then(async () => {
+    // A chart started late starts at the step its results call for (a fit per point, not per result).
+    if (chart.live.results === 0) while (t.done > HISTORY_POINTS * chart.step) chart.step *= 2;
+    for (;;) {
+      const page = await store.listTournamentResults(id, { after: chart.seq });
+      for (const row of page) {
+        chart.seq = row.seq;
+        const result = resultOf({ result: row.result });
+        if (result === null) continue;
+        chart.live.add(result);
+        const done = chart.live.results;
+        if (done % chart.step !== 0) continue;
+        chart.points.push({ done, ratings: chart.live.ratingsByName() });
+        if (chart.points.length > HISTORY_POINTS) {
+          chart.step *= 2;
+          chart.points = chart.points.filter((p) => p.done % chart.step === 0);
+        }
+      }
+      if (page.length < RESULTS_PAGE) break;
+    }
+    const done = chart.live.results;
+    const method = chart.live.method;
+    // Everyone starts at the method's prior: Bradley–Terry 1500 on the Elo scale, OpenSkill μ = 25.
+    const start = method === 'openskill' ? 25 : 1500;
+    const points: HistoryPoint[] =
+      done === 0
+        ? []
+        : [
+            { done: 0, ratings: Object.fromEntries(entrants.map((e) => [e, start])) },
+            ...chart.points,
+            ...(chart.points.at(-1)?.done === done ? [] : [{ done, ratings: chart.live.ratingsByName() }]),
+          ];
+    return { method, entrants: [...entrants], points };
+  });
+  chart.turn = next.catch(() => undefined);
+  return next;
+}
+
 /** A result with the record ids as replay links when the coordinator left them out. */
-function resultOf(m: TournamentMatchRecord): MatchResult | null {
+function resultOf(m: Pick<TournamentMatchRecord, 'result'>): MatchResult | null {
   const r = m.result as MatchResult | null;
   return r !== null && typeof r === 'object' && Array.isArray(r.seats) ? r : null;
 }
@@ -263,9 +332,12 @@ export function registerTournamentRoutes(
     string,
     { controller: AbortController; done: Promise<void>; progress: RunProgress | null }
   >();
-  /** Standings per tournament, recomputed when a match has finished since. */
+  /** Standings per tournament, read again when a match has finished since. */
   const standingsCache = new Map<string, { key: string; standings: Standings }>();
-  const historyCache = new Map<string, { key: string; history: TournamentHistory }>();
+  /** The live standings of the tournaments looked at last. */
+  const trackers = new Map<string, Promise<StandingsTracker>>();
+  /** The rating chart per tournament: live standings folded up to a cursor, and their points so far. */
+  const historyCache = new Map<string, ChartState>();
 
   const findGame = (name: string) => games.find((g) => g.name === name);
 
@@ -273,7 +345,18 @@ export function registerTournamentRoutes(
     const key = `${t.done}/${t.updatedAt}`;
     const cached = standingsCache.get(t.id);
     if (cached?.key === key) return cached.standings;
-    const standings = await tournamentStandings(store, t.id);
+    // Issue 38: the live standings of the tournament, opened once from the coordinator's saved ones
+    // (one row, then what finished since), and from then on brought up to date by cursor.
+    let tracker = trackers.get(t.id);
+    if (tracker === undefined) {
+      tracker = openStandings(store, t.id, { save: true });
+      trackers.set(t.id, tracker);
+      tracker.catch(() => trackers.delete(t.id));
+      for (const old of trackers.keys()) if (trackers.size > HISTORY_CHARTS) trackers.delete(old);
+    }
+    const live = await tracker;
+    await live.catchUp();
+    const standings = live.live.standings();
     standingsCache.set(t.id, { key, standings });
     return standings;
   };
@@ -419,12 +502,7 @@ export function registerTournamentRoutes(
             parallel: spec.parallel,
           }
         : null,
-      progress: progressOf(
-        t,
-        await store.listFinishedTournamentMatches(t.id),
-        live,
-        running.get(t.id)?.progress ?? null,
-      ),
+      progress: progressOf(t, await recentResults(store, t.id), live, running.get(t.id)?.progress ?? null),
       standings: await standingsOf(t),
       resumable: !live && t.status !== 'finished' && (options.queue !== undefined || otherWorker(matches) === null),
     };
@@ -437,10 +515,14 @@ export function registerTournamentRoutes(
     const t = await store.getTournament(request.params.id);
     if (!t) return notFound(reply, request.params.id);
     const { status, limit = 1000, offset = 0 } = parsed.data;
-    const all = await store.listTournamentMatches(t.id, { status });
-    void reply.header('x-total-count', String(all.length));
+    // One page from the store (issue 38: not every match of a season per refresh); the count from
+    // the tournament's where it has it.
+    const counted = status === undefined ? t.total : status === 'done' ? t.done : null;
+    const all = counted === null ? await store.listTournamentMatches(t.id, { status }) : null;
+    const page = all?.slice(offset, offset + limit) ?? (await store.listTournamentMatches(t.id, { status, limit, offset }));
+    void reply.header('x-total-count', String(counted ?? all?.length ?? 0));
     const rows: TournamentMatchView[] = await Promise.all(
-      all.slice(offset, offset + limit).map(async (m) => ({
+      page.map(async (m) => ({
         id: m.id,
         round: m.round,
         index: m.index,
@@ -463,28 +545,16 @@ export function registerTournamentRoutes(
   app.get<{ Params: { id: string } }>('/api/tournaments/:id/history', async (request, reply) => {
     const t = await store.getTournament(request.params.id);
     if (!t) return notFound(reply, request.params.id);
-    const key = `${t.done}/${t.updatedAt}`;
-    const cached = historyCache.get(t.id);
-    if (cached?.key === key) return reply.send(cached.history);
     const entrants = publicEntrants(specOf(t)).map((e) => e.name);
-    const results = (await store.listFinishedTournamentMatches(t.id))
-      .map(resultOf)
-      .filter((r): r is MatchResult => r !== null);
-    const step = Math.max(1, Math.ceil(results.length / HISTORY_POINTS));
-    let method: Standings['method'] = (await standingsOf(t)).method;
-    // Everyone starts at the method's prior: Bradley–Terry 1500 on the Elo scale, OpenSkill μ = 25.
-    const start = method === 'openskill' ? 25 : 1500;
-    const points: HistoryPoint[] =
-      results.length === 0 ? [] : [{ done: 0, ratings: Object.fromEntries(entrants.map((e) => [e, start])) }];
-    for (let done = step; done <= results.length + step - 1; done += step) {
-      const n = Math.min(done, results.length);
-      const standings = computeStandings(results.slice(0, n), { entrants });
-      method = standings.method;
-      points.push({ done: n, ratings: Object.fromEntries(standings.rows.map((r) => [r.name, r.rating])) });
-      if (n === results.length) break;
+    let chart = historyCache.get(t.id);
+    if (chart === undefined) {
+      chart = { live: new LiveStandings(entrants), seq: 0, step: 1, points: [] };
+      historyCache.delete(t.id);
+      historyCache.set(t.id, chart);
+      // the charts of the tournaments looked at last
+      for (const old of historyCache.keys()) if (historyCache.size > HISTORY_CHARTS) historyCache.delete(old);
     }
-    const history: TournamentHistory = { method, entrants, points };
-    historyCache.set(t.id, { key, history });
+    const history = await chartOf(store, t, entrants, chart);
     return reply.send(history);
   });
 

@@ -134,7 +134,7 @@ describe('RecordStore', () => {
   it('migrates, stores matches with seats, events and wire log, and lists them newest first', () => {
     const file = join(dir2(), 'records.db');
     const store = new RecordStore(file);
-    expect(store.schemaVersion).toBe(4);
+    expect(store.schemaVersion).toBe(5);
     const a = store.startMatch({ game: 'mia', seed: 7, startedAt: 1000, seats: [{ seat: 0, name: 'x', kind: 'player' }] });
     store.addEvent(a, { at: 1001, seat: 0, type: 'roll' });
     store.addWire({ matchId: a, game: 'mia', conn: '127.0.0.1:5', at: 1002, dir: 'in', data: 'ROLL;t' });

@@ -240,6 +240,51 @@ describe.each(['sqlite', 'postgres'] as const)('record store on %s', (kind) => {
     await again.close();
   });
 
+  it('reads a tournament’s results by their finishing cursor, page by page, and keeps its saved standings (issue 38)', async () => {
+    const { store, reopen } = await open();
+    await store.createTournament({ id: 'ts', name: 'S', game: 'dame', format: 'round-robin', spec: {}, source: null, status: 'running', createdAt: 1 });
+    await store.createTournament({ id: 'tx', name: 'X', game: 'dame', format: 'round-robin', spec: {}, source: null, status: 'running', createdAt: 2 });
+    const ids = Array.from({ length: 7 }, (_, i) => `1-${i}`);
+    await store.addTournamentMatches('ts', ids.map((id, index) => ({ id, round: 1, index, seats: ['a', 'b'], seed: index, bye: index === 6 })));
+    await store.addTournamentMatches('tx', [{ id: '1-0', round: 1, index: 0, seats: ['a', 'b'], seed: 0 }]);
+    // finished in another order than scheduled; one left pending
+    for (const [k, id] of ['1-3', '1-0', '1-5', '1-1', '1-6', '1-2'].entries()) {
+      await store.startTournamentMatch('ts', id, 10 * k, 'w');
+      await store.finishTournamentMatch('ts', id, { at: 10 * k + 5, result: { id, seats: [] }, records: [], output: [{ seat: 0, name: 'a', stdout: 'x'.repeat(1000), stderr: '', truncated: 0, exit: null }] });
+    }
+    await store.startTournamentMatch('tx', '1-0', 1, 'w');
+    await store.finishTournamentMatch('tx', '1-0', { at: 2, result: { id: 'other', seats: [] }, records: [], output: [] });
+
+    const all = await store.listTournamentResults('ts');
+    expect(all.map((r) => [r.seq, r.id])).toEqual([[1, '1-3'], [2, '1-0'], [3, '1-5'], [4, '1-1'], [5, '1-6'], [6, '1-2']]);
+    expect(all[0]).toEqual({ seq: 1, id: '1-3', bye: false, startedAt: 0, endedAt: 5, result: { id: '1-3', seats: [] } });
+    expect(all[4]!.bye).toBe(true);
+    // by cursor, in pages
+    expect((await store.listTournamentResults('ts', { after: 2, limit: 2 })).map((r) => r.id)).toEqual(['1-5', '1-1']);
+    expect((await store.listTournamentResults('ts', { after: 4 })).map((r) => r.id)).toEqual(['1-6', '1-2']);
+    expect(await store.listTournamentResults('ts', { after: 6 })).toEqual([]);
+    // the newest, oldest first
+    expect((await store.listTournamentResults('ts', { newest: true, limit: 3 })).map((r) => r.seq)).toEqual([4, 5, 6]);
+    expect((await store.listTournamentResults('tx')).map((r) => r.id)).toEqual(['1-0']);
+    // the matches' listing in pages, in its own order (round, index)
+    expect((await store.listTournamentMatches('ts', { limit: 2, offset: 1 })).map((m) => m.id)).toEqual(['1-1', '1-2']);
+    expect((await store.listTournamentMatches('ts', { status: 'done', limit: 3, offset: 4 })).map((m) => m.id)).toEqual(['1-5', '1-6']);
+    expect((await store.listTournamentMatches('ts', { status: 'pending', limit: 5 })).map((m) => m.id)).toEqual(['1-4']);
+
+    expect(await store.getTournamentStandings('ts')).toBeNull();
+    await store.saveTournamentStandings('ts', { finishSeq: 4, state: { v: 1, rows: [0.1, 1 / 3] }, at: 100 });
+    expect(await store.getTournamentStandings('ts')).toEqual({ finishSeq: 4, state: { v: 1, rows: [0.1, 1 / 3] }, updatedAt: 100 });
+    // an older one does not replace a newer one (two savers: the later results win)
+    await store.saveTournamentStandings('ts', { finishSeq: 3, state: { v: 1, old: true }, at: 200 });
+    expect(await store.getTournamentStandings('ts')).toMatchObject({ finishSeq: 4, updatedAt: 100 });
+    await store.saveTournamentStandings('ts', { finishSeq: 6, state: { v: 1, rows: [] }, at: 300 });
+    await store.close();
+    const reader = await reopen();
+    expect(await reader.getTournamentStandings('ts')).toEqual({ finishSeq: 6, state: { v: 1, rows: [] }, updatedAt: 300 });
+    expect(await reader.getTournamentStandings('tx')).toBeNull();
+    await reader.close();
+  });
+
   it('lets workers claim matches, records a result only under the claim that still holds, and discards a late one', async () => {
     const { store } = await open();
     await store.createTournament({ id: 'tq', name: 'Q', game: 'dame', format: 'round-robin', spec: {}, source: null, status: 'running', createdAt: 1 });
@@ -422,7 +467,7 @@ describe('record store on postgres, shared by several processes', () => {
     const schema = `${RUN}_shared`;
     schemas.push(schema);
     const stores = await Promise.all([1, 2, 3].map(() => PgRecordStore.open({ url: PG_URL, schema })));
-    expect(await Promise.all(stores.map((s) => s.schemaVersion()))).toEqual([5, 5, 5]);
+    expect(await Promise.all(stores.map((s) => s.schemaVersion()))).toEqual([6, 6, 6]);
     const ids = stores.map((s, i) => s.startMatch({ game: 'mia', startedAt: i, seats: [{ seat: 0, name: `p${i}`, kind: 'client' }] }));
     await Promise.all(stores.map((s) => s.drain()));
     for (const s of stores) expect((await s.listMatches({ game: 'mia' })).map((m) => m.id).sort()).toEqual([...ids].sort());
