@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createSocket, type Socket as DgramSocket } from 'node:dgram';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { freeUdpPortInRange, tcpServerInRange, udpSocketInRange, type PortRange } from '../core/ports.js';
 import type { ProgramEndpoints, ProgramExit, ProgramRun, TournamentSupport } from '../core/tournament-match.js';
@@ -33,8 +33,20 @@ import { BOX_PATH, createSandboxLauncher, resolveProgram } from './sandbox.js';
  * a slow start (a JVM on a loaded machine) is never held against it.
  */
 
-/** How long a smoke start watches a program (from its launch) before it passes. */
+/** How long a smoke start watches a program (from its launch) before it passes, on an idle machine. */
 export const SMOKE_MS = 1000;
+/** At most this many times SMOKE_MS on a loaded machine (smokeWindow). */
+const SMOKE_STRETCH = 5;
+
+/**
+ * The smoke start's window: SMOKE_MS, stretched by how busy the machine is (the load average per
+ * core, up to SMOKE_STRETCH times). On a loaded machine the box and even a shell take longer to
+ * start: a program that fails at once must not outlast a fixed second and pass (seen in CI: a
+ * script that printed `Unable to access jarfile` and exited passed under load).
+ */
+export function smokeWindow(load = loadavg()[0] ?? 0, cores = availableParallelism()): number {
+  return Math.round(SMOKE_MS * Math.min(SMOKE_STRETCH, Math.max(1, load / Math.max(1, cores))));
+}
 /** Smoke starts at a time (each is a program start: a JVM, a box). */
 const SMOKE_PARALLEL = 4;
 
@@ -55,7 +67,7 @@ export const problemPath = (p: EntrantProblem): string => `entrants[${p.index}]$
 export interface PreflightOptions {
   /** The games (tests pass their own); a bot is checked against its game's tournament support. */
   games: readonly GameModule[];
-  /** The smoke start's window in ms; 0: no smoke start. Default SMOKE_MS. */
+  /** The smoke start's window in ms; 0: no smoke start. Default smokeWindow(): SMOKE_MS, longer on a loaded machine. */
   smokeMs?: number;
   /** Where the silent endpoints listen (the tournament's port range), if anywhere in particular. */
   ports?: PortRange | null;
@@ -226,7 +238,7 @@ export async function preflight(spec: TournamentSpec, options: PreflightOptions)
     problems.push(...found);
     if (found.length === 0) smoke.push({ e, index });
   });
-  const ms = options.smokeMs ?? SMOKE_MS;
+  const ms = options.smokeMs ?? smokeWindow();
   const transport = support?.smoke;
   if (ms > 0 && transport !== undefined) {
     const ports = arenaPorts(spec, options.ports);

@@ -13,7 +13,7 @@ import { GAMES } from '../../src/games/registry.js';
 import { useTournamentGames } from '../../src/tournament/cli.js';
 import { createTournament, runTournament } from '../../src/tournament/coordinator.js';
 import { formatError, formatWarning, parseTournament } from '../../src/tournament/file.js';
-import { preflight } from '../../src/tournament/preflight.js';
+import { preflight, SMOKE_MS, smokeWindow } from '../../src/tournament/preflight.js';
 import { formatStatus } from '../../src/tournament/report.js';
 
 /**
@@ -75,7 +75,7 @@ entrants:
     expect(lines).toEqual([
       'entrant nosuch: no such program: /does/not/exist',
       `entrant nocwd: no such directory (cwd): ${join(dir, 'missing-dir')}`,
-      expect.stringMatching(/^entrant quits: exited with code 1 within 1\.0 s of its start without connecting: Error: Unable to access jarfile client\.jar$/) as unknown,
+      expect.stringMatching(/^entrant quits: exited with code 1 within \d+\.\d s of its start without connecting: Error: Unable to access jarfile client\.jar$/) as unknown,
       `entrant notexec: not executable: ${join(dir, 'plain.txt')}`,
       expect.stringMatching(/^entrant badbot: unknown Dame bot "engin"/) as unknown,
       `spielhalle: ${file}: 5 entrants cannot play, the tournament cannot run`,
@@ -240,6 +240,14 @@ async function boundPorts(body: () => Promise<void>): Promise<{ port: number; st
 describe('port ranges for firewalled labs (item 9)', () => {
   const base = 41000 + Math.floor(Math.random() * 500) * 20;
   const range = parsePortRange(`${base}-${base + 19}`) as PortRange;
+
+  it('watches longer on a loaded machine: 1 s times the load per core, from 1 to 5 s', () => {
+    expect(smokeWindow(0, 2)).toBe(SMOKE_MS);
+    expect(smokeWindow(2, 2)).toBe(SMOKE_MS);
+    expect(smokeWindow(6, 2)).toBe(3 * SMOKE_MS);
+    expect(smokeWindow(100, 2)).toBe(5 * SMOKE_MS);
+    expect(smokeWindow(3, 0)).toBe(3 * SMOKE_MS);
+  });
 
   it('parses ranges and says what is wrong', () => {
     expect(parsePortRange('20000-20999')).toEqual({ from: 20000, to: 20999 });
