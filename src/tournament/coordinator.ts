@@ -351,14 +351,7 @@ export async function runTournament(
   const context = { tournamentId: id, spec, workDir: options.workDir, programs: factory, log };
 
   /** The standings into the store: at most every second while it runs, and at its end. */
-  const saveStandings = async (end: boolean): Promise<void> => {
-    try {
-      if (end) await standings.catchUp();
-      await standings.save(now(), end);
-    } catch (err) {
-      log.warn({ err }, 'the standings could not be saved');
-    }
-  };
+  const saveStandings = (end: boolean): Promise<void> => standings.saveOrWarn(now(), end, log);
 
   /** Plays one match; its result once it is done, undefined when it goes back to pending. */
   const play = async (arena: TournamentArena, m: TournamentMatchRecord): Promise<MatchResult | undefined> => {

@@ -209,14 +209,7 @@ export async function runQueuedTournament(store: Records, id: string, options: Q
     };
 
     /** The standings into the store: at most every second while it runs, and at its end. */
-    const saveStandings = async (end: boolean): Promise<void> => {
-      try {
-        if (end) await standings.catchUp();
-        await standings.save(now(), end);
-      } catch (err) {
-        log.warn({ err }, 'the standings could not be saved');
-      }
-    };
+    const saveStandings = (end: boolean): Promise<void> => standings.saveOrWarn(now(), end, log);
 
     for (;;) {
       if (stop.signal.aborted) break;

@@ -1,7 +1,7 @@
 import { rate, rating as openskillRating, type Rating } from 'openskill';
 import { cholesky, choleskyAddPair, informationAt, inverseDiagonal, newtonFit, type PairCounts } from './bt-fit.js';
 import { bradleyTerryCounts } from './ratings.js';
-import type { MatchResult, SeatOutcome, SeatResult, Standings, StandingsOptions, StandingsRow, WinDrawLoss } from './standings.js';
+import { placingOf, type MatchResult, type SeatOutcome, type Standings, type StandingsOptions, type StandingsRow, type WinDrawLoss } from './standings.js';
 
 /**
  * Standings that follow a tournament match by match (issue 38): `add` folds one finished match in
@@ -482,20 +482,6 @@ export class LiveStandings {
     // θ was fitted to these counts when it was saved; a fit checks it at the next question.
     live.stale = true;
     return live;
-  }
-}
-
-/** The placing a seat finished in: given, or derived from a 2-player outcome (as standings.ts). */
-function placingOf(seat: SeatResult): number | undefined {
-  if (seat.placing !== undefined) return seat.placing;
-  switch (seat.outcome) {
-    case 'win':
-    case 'draw':
-      return 1;
-    case 'loss':
-      return 2;
-    case undefined:
-      return undefined;
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Logger } from '../core/log.js';
 import type { Records } from '../core/record-backend.js';
 import { RESULTS_PAGE } from '../core/standings-rows.js';
 import { LiveStandings } from './live-standings.js';
@@ -81,6 +82,19 @@ export class StandingsTracker {
     });
     this.turn = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * What a coordinator does after a match and at the end of a run (`end`: caught up with every
+   * result, and saved whatever the time): a failure is logged, the run goes on.
+   */
+  async saveOrWarn(at: number, end: boolean, log: Logger): Promise<void> {
+    try {
+      if (end) await this.catchUp();
+      await this.save(at, end);
+    } catch (err) {
+      log.warn({ err }, 'the standings could not be saved');
+    }
   }
 
   /**

@@ -75,7 +75,7 @@ export interface StandingsOptions {
 }
 
 /** The placing a seat finished in: given, or derived from a 2-player outcome. */
-function placingOf(seat: SeatResult): number | undefined {
+export function placingOf(seat: SeatResult): number | undefined {
   if (seat.placing !== undefined) return seat.placing;
   switch (seat.outcome) {
     case 'win':
