@@ -36,9 +36,9 @@ const POLL_MS = 5;
 /** The `thinking` cut: long enough that a client which reads and answers at once is done, even on a busy machine. */
 const THINKING_CUT_MS = 150;
 /** A thinking cut this much later than its delay came too late to be one (the kit was busy). */
-const KIT_LATE_MS = 100;
+const KIT_LATE_MS = 200;
 /** How often a thinking cut the kit was late for is tried again at a later request. */
-const THINKING_CUT_TRIES = 3;
+const THINKING_CUT_TRIES = 8;
 /** Nothing from the client and nothing to say for this long: the client has stopped (it waits for a line it missed, say). */
 const IDLE_MS = DECISION_MS + 5000;
 /** The same in the handshake and the lobby, where our server has no decision time (it would wait). */

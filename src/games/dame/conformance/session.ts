@@ -25,9 +25,9 @@ export const GAME_ID = 'conformance01';
 /** The 50 ms our server leaves between two groups with no client line between them (spec §2.6). */
 export const GROUP_GAP_MS = 50;
 /** GAMEOVER this much later than GROUP_GAP_MS after + OKTHINK came too late to be sent while the client thinks. */
-const KIT_LATE_MS = 60;
+const KIT_LATE_MS = 80;
 /** How often a cut while the client thinks that the kit was late for is tried again at a later move. */
-const THINKING_CUT_TRIES = 3;
+const THINKING_CUT_TRIES = 8;
 /** Between a GAMEOVER block and its + QUIT, which the scripted server writes on its own. */
 export const QUIT_GAP_MS = 200;
 const PROLOG_LINE_MS = 10_000;

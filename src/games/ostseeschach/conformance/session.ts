@@ -45,9 +45,9 @@ export const EXIT_MS = 2000;
 /** A cut `thinking` comes this long after the moveRequest, while a client that thinks has not answered. */
 const THINKING_CUT_MS = 50;
 /** A move read this much after the thinking cut's window came after it: the kit was late, not the client quick. */
-const KIT_LATE_MS = 30;
+const KIT_LATE_MS = 150;
 /** How often a thinking cut the kit was late for is tried again at a later move. */
-const THINKING_CUT_TRIES = 3;
+const THINKING_CUT_TRIES = 8;
 /** A refused join: the connection stays open; the client must not wait forever. */
 const REFUSED_MS = 3000;
 
