@@ -35,6 +35,8 @@ import { BOX_PATH, createSandboxLauncher, resolveProgram } from './sandbox.js';
 
 /** How long a smoke start watches a program (from its launch) before it passes, on an idle machine. */
 export const SMOKE_MS = 1000;
+/** After a program's exit, how long the smoke start still looks for its datagram or connection. */
+const REACHED_GRACE_MS = 250;
 /** At most this many times SMOKE_MS on a loaded machine (smokeWindow). */
 const SMOKE_STRETCH = 5;
 
@@ -205,6 +207,13 @@ async function smokeStart(transport: Transport, e: Extract<Entrant, { kind: 'com
     ]);
     clearTimeout(timer);
     if (verdict.kind !== 'exit') return null;
+    // A program that reached the endpoint and then ended passes; on a busy machine its exit may be
+    // seen a moment before its datagram or connection is (seen in CI): a short look for it first.
+    const reachedToo = await Promise.race([
+      endpoint.reached.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), REACHED_GRACE_MS)),
+    ]);
+    if (reachedToo) return null;
     const exit = verdict.exit;
     if (exit.error !== undefined) return { index, entrant: e.name, key: 'command', message: `could not start: ${exit.error}` };
     const said = lastLine(sandbox.outputs()[0]?.stderr ?? '') || lastLine(sandbox.outputs()[0]?.stdout ?? '');

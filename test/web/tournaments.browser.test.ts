@@ -276,7 +276,8 @@ describe('the Tournaments page', () => {
     page.once('dialog', (d) => void d.accept(id));
     await page.getByTestId('tournament-archive').click();
     await page.getByTestId('tournament-keep-message').waitFor();
-    expect(await page.getByTestId('tournament-kept').textContent()).toMatch(/^Archived on /);
+    // The page reloads the tournament after the answer.
+    await page.getByTestId('tournament-kept').getByText(/^Archived on /).waitFor();
     expect(store.getTournament(id)?.archivedAt).toEqual(expect.any(Number));
 
     page.once('dialog', (d) => void d.accept(id));
