@@ -177,3 +177,44 @@ export class ConformanceFailure extends Error {
     super(message);
   }
 }
+
+/** How often a cut while the client thinks that the kit looked at too late is tried again at a later request. */
+export const THINKING_CUT_TRIES = 8;
+
+/**
+ * A scenario's cut that ends the game while the client thinks, a fixed window after a request. A
+ * kit slowed by a busy machine looks late, and then the client may have acted already: a client
+ * that reads nothing while it thinks would pass. `late(took)` says whether the look `took` ms after
+ * the request came after the window and `slackMs` (kept below the fixture clients' think time);
+ * then the wire log says so and the caller moves the cut to a later request. After
+ * THINKING_CUT_TRIES late looks the scenario is an error of the kit, never a pass or a fail.
+ */
+export class ThinkingCut {
+  private missed = 0;
+
+  constructor(
+    private readonly wire: Pick<ScriptedWire, 'note'>,
+    private readonly o: {
+      windowMs: number;
+      slackMs: number;
+      /** What the window counts from: `the moveRequest`, `+ OKTHINK`. */
+      after: string;
+      /** The window in words: `50 ms`, `its 50 ms window`. */
+      window: string;
+      /** Where the cut goes instead, for the wire log. */
+      then: string;
+    },
+  ) {}
+
+  late(took: number): boolean {
+    if (took <= this.o.windowMs + this.o.slackMs) return false;
+    // Late every time: the scenario could not be played, which says nothing about the client.
+    if (this.missed >= THINKING_CUT_TRIES)
+      throw new Error(
+        `the kit could not end the game while the client thought: ${THINKING_CUT_TRIES + 1} times it looked later than ${this.o.window} after ${this.o.after} (${took} ms the last time), so this machine is too busy for this scenario; run it again`,
+      );
+    this.missed++;
+    this.wire.note(`the kit looked ${took} ms after ${this.o.after}, later than ${this.o.window} (a busy machine): ${this.o.then}`);
+    return true;
+  }
+}

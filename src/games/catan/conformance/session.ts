@@ -1,4 +1,4 @@
-import type { Judgement, ScriptedWire } from '../../../core/conformance.js';
+import { ThinkingCut, type Judgement, type ScriptedWire } from '../../../core/conformance.js';
 import { systemClock } from '../../../core/clock.js';
 import { silentLogger } from '../../../core/log.js';
 import { Rng } from '../../../core/rng.js';
@@ -37,8 +37,6 @@ const POLL_MS = 5;
 const THINKING_CUT_MS = 150;
 /** A thinking cut this much later than its delay came too late to be one (the kit was busy). */
 const KIT_LATE_MS = 200;
-/** How often a thinking cut the kit was late for is tried again at a later request. */
-const THINKING_CUT_TRIES = 8;
 /** Nothing from the client and nothing to say for this long: the client has stopped (it waits for a line it missed, say). */
 const IDLE_MS = DECISION_MS + 5000;
 /** The same in the handshake and the lobby, where our server has no decision time (it would wait). */
@@ -312,7 +310,13 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
     let requests = 0;
     // The request at which the scenario ends the game (moved on when the kit looked late at a thinking cut).
     let cutNth = o.cut?.nth ?? 0;
-    let cutMissed = 0;
+    const thinkingCut = new ThinkingCut(wire, {
+      windowMs: THINKING_CUT_MS,
+      slackMs: KIT_LATE_MS,
+      after: 'the request',
+      window: `${THINKING_CUT_MS} ms`,
+      then: 'the game ends at the next request instead',
+    });
     let oks = 0;
     let refusals = 0;
     let lobbyRefusals = 0;
@@ -415,16 +419,8 @@ export function runCatanSession(o: CatanSession): (wire: ScriptedWire) => Promis
           await wire.delay(cut.delayMs);
           // A kit slowed by a busy machine ends the game late, maybe after the client has acted:
           // never judged on that (a client that reads nothing while it thinks would pass).
-          const took = wire.now() - writing;
-          if (took > cut.delayMs + KIT_LATE_MS) {
-            if (cutMissed >= THINKING_CUT_TRIES)
-              throw new Error(
-                `the kit could not end the game while the client thought: ${THINKING_CUT_TRIES + 1} times it looked later than ${cut.delayMs} ms after the request (${took} ms the last time), so this machine is too busy for this scenario; run it again`,
-              );
-            cutMissed++;
-            cutNth = requests;
-            wire.note(`the kit looked ${took} ms after the request, later than ${cut.delayMs} ms (a busy machine): the game ends at the next request instead`);
-          } else {
+          if (thinkingCut.late(wire.now() - writing)) cutNth = requests;
+          else {
             wire.note(`the scenario ends the game ${cut.delayMs} ms after the request (${cut.then})`);
             end(cut.then);
             scan();

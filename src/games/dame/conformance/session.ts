@@ -1,4 +1,4 @@
-import type { Judgement, ScriptedWire } from '../../../core/conformance.js';
+import { ThinkingCut, type Judgement, type ScriptedWire } from '../../../core/conformance.js';
 import { greedyBot } from '../bots/greedy.js';
 import { Rng } from '../../../core/rng.js';
 import { interpretPlay, formatMove, type Board } from '../notation.js';
@@ -26,8 +26,6 @@ export const GAME_ID = 'conformance01';
 export const GROUP_GAP_MS = 50;
 /** GAMEOVER this much later than GROUP_GAP_MS after + OKTHINK came too late to be sent while the client thinks. */
 const KIT_LATE_MS = 80;
-/** How often a cut while the client thinks that the kit was late for is tried again at a later move. */
-const THINKING_CUT_TRIES = 8;
 /** Between a GAMEOVER block and its + QUIT, which the scripted server writes on its own. */
 export const QUIT_GAP_MS = 200;
 const PROLOG_LINE_MS = 10_000;
@@ -189,7 +187,13 @@ export function runDameSession(o: DameSession): (wire: ScriptedWire) => Promise<
     };
     // Which time the cut point ends the game (moved on when the kit came late to a cut while the client thinks).
     let cutNth = o.cut?.nth ?? 0;
-    let cutMissed = 0;
+    const thinkingCut = new ThinkingCut(wire, {
+      windowMs: GROUP_GAP_MS,
+      slackMs: KIT_LATE_MS,
+      after: '+ OKTHINK',
+      window: `${GROUP_GAP_MS} ms`,
+      then: 'the game ends while the client thinks about its next move',
+    });
     let okThinkAt = -1;
     const reached = (at: CutPoint | 'ENDPLAYERS'): { error: string } | 'gameover' | 'close' | null => {
       const n = counts.get(at) ?? 0;
@@ -256,15 +260,8 @@ export function runDameSession(o: DameSession): (wire: ScriptedWire) => Promise<
         // fault: never judged on that (a client that reads nothing while it thinks would pass).
         if (groupPending) await wire.delay(GROUP_GAP_MS);
         groupPending = false;
-        const took = wire.now() - okThinkAt;
-        if (took > GROUP_GAP_MS + KIT_LATE_MS) {
-          if (cutMissed >= THINKING_CUT_TRIES)
-            throw new Error(
-              `the kit could not end the game while the client thought: ${THINKING_CUT_TRIES + 1} times it looked later than ${GROUP_GAP_MS} ms after + OKTHINK (${took} ms the last time), so this machine is too busy for this scenario; run it again`,
-            );
-          cutMissed++;
+        if (thinkingCut.late(wire.now() - okThinkAt)) {
           cutNth = counts.get(at) ?? 0;
-          wire.note(`the kit looked ${took} ms after + OKTHINK, later than ${GROUP_GAP_MS} ms (a busy machine): the game ends while the client thinks about its next move`);
           return false;
         }
       }

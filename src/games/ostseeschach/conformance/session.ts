@@ -1,4 +1,4 @@
-import type { Judgement, ScriptedWire } from '../../../core/conformance.js';
+import { ThinkingCut, type Judgement, type ScriptedWire } from '../../../core/conformance.js';
 import { Rng } from '../../../core/rng.js';
 import { opponent, parseMoveName, sameSquare, type Coordinates, type Move, type Team } from '../board.js';
 import { depth2Bot } from '../bots/depth2.js';
@@ -46,8 +46,6 @@ export const EXIT_MS = 2000;
 const THINKING_CUT_MS = 50;
 /** A move read this much after the thinking cut's window came after it: the kit was late, not the client quick. */
 const KIT_LATE_MS = 150;
-/** How often a thinking cut the kit was late for is tried again at a later move. */
-const THINKING_CUT_TRIES = 8;
 /** A refused join: the connection stays open; the client must not wait forever. */
 const REFUSED_MS = 3000;
 
@@ -361,7 +359,13 @@ export function runOstseeschachSession(o: OstseeschachSession): (wire: ScriptedW
     let opponentMoves = 0;
     // The client move after which the end comes while it thinks (moved on when the kit was late).
     let thinkingCutAt = cut?.at === 'thinking' ? cut.afterClientMoves : -1;
-    let thinkingCutMissed = 0;
+    const thinkingCut = new ThinkingCut(wire, {
+      windowMs: wire.scaled(THINKING_CUT_MS),
+      slackMs: KIT_LATE_MS,
+      after: 'the moveRequest',
+      window: `its ${wire.scaled(THINKING_CUT_MS)} ms window`,
+      then: 'the end comes while the client thinks about its next move',
+    });
     while (!isOver(state)) {
       if (paused) {
         await delay(o.stepMs ?? 0);
@@ -391,18 +395,8 @@ export function runOstseeschachSession(o: OstseeschachSession): (wire: ScriptedW
           // read): a kit slowed by a busy machine looks late, and then the client may have moved
           // long before (its move still unread) or read the end only after it moved.
           const took = (m === 'timeout' ? wire.now() : wire.lastTakenAt) - requested;
-          const late = took > wire.scaled(THINKING_CUT_MS) + KIT_LATE_MS;
-          if (late && thinkingCutMissed >= THINKING_CUT_TRIES)
-            // Late every time: the scenario could not be played, which says nothing about the client.
-            throw new Error(
-              `the kit could not end the game while the client thought: ${THINKING_CUT_TRIES + 1} times it looked later than its ${wire.scaled(THINKING_CUT_MS)} ms window (${took} ms the last time), so this machine is too busy for this scenario; run it again`,
-            );
-          if (late) {
-            // Never judged on a late look (a bug that drops what comes while it thinks would
-            // pass): the end comes while the client thinks about its next move.
-            thinkingCutMissed++;
+          if (thinkingCut.late(took)) {
             thinkingCutAt++;
-            wire.note(`the kit looked ${took} ms after the moveRequest, later than its ${wire.scaled(THINKING_CUT_MS)} ms window (a busy machine): the end comes while the client thinks about its next move`);
             if (m === 'timeout') m = await read(limit, 'while it owed a move');
           } else if (m === 'timeout') return end(cut.then, 'thinking');
           else {
