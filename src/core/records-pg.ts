@@ -6,7 +6,7 @@ import pg from 'pg';
 import { SERVER_STOPPED } from './guard.js';
 import type { Logger } from './log.js';
 import { trackDatabase } from './metrics.js';
-import { keepMigration, keepOf, prunable, prunedNoteOf, type KeepClass, type PruneReason, type PrunedNote } from './record-keep.js';
+import { idStart, keepMigration, keepOf, prunable, prunedNoteOf, type KeepClass, type PruneReason, type PrunedNote } from './record-keep.js';
 import { backoffMs, isConnectionError, noteLostConnection, Outage, retryWhileDown, sleep, transactionOnce } from './pg-outage.js';
 import type { NewMatch, Records, RecordsHealth, TournamentClaim, WireLine } from './record-backend.js';
 import {
@@ -1174,7 +1174,8 @@ export class PgRecordStore implements Records {
         [id],
       )
     ).rows[0];
-    const game = /^([a-z0-9]+)-/.exec(id)?.[1];
+    // A house game's mark covers only an id that says its game and start (newMatchId).
+    const game = idStart(id)?.game;
     const mark =
       own || game === undefined
         ? undefined

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { CRASH, SERVER_STOPPED } from './guard.js';
-import { CAP_ORDER, keepMigration, keepOf, prunable, prunedNoteOf, type KeepClass, type PruneReason, type PrunedNote } from './record-keep.js';
+import { CAP_ORDER, idStart, keepMigration, keepOf, prunable, prunedNoteOf, type KeepClass, type PruneReason, type PrunedNote } from './record-keep.js';
 import { LOST_EVENT, ROW_LEVEL, SqliteWriter, type DroppedRow, type WriteHealth, type WriteNotice } from './record-writer.js';
 import type { NewMatch, Records, TournamentClaim, WireLine } from './record-backend.js';
 import {
@@ -940,10 +940,7 @@ export class RecordStore implements Records {
     const dropWire = (id: string): number => (o.dryRun ? (wireOf.get(id) as { n: number }).n : deleteWire.run(id).changes);
     const deleteMatches = (ids: string[]): void => {
       this.db.transaction(() => {
-        for (const id of ids) {
-          result.wireRows += dropWire(id);
-          if (!o.dryRun) forget(id);
-        }
+        for (const id of ids) result.wireRows += o.dryRun ? dropWire(id) : forget(id);
       })();
       result.matches += ids.length;
     };
@@ -999,11 +996,13 @@ export class RecordStore implements Records {
   }
 
   /**
-   * Deletes one ended record (in the caller's transaction) and leaves its note: a row of its own,
-   * or for a house game the game's mark (the newest start pruned).
+   * Deletes one ended record with its wire log (in the caller's transaction) and leaves its note:
+   * a row of its own, or for a house game the game's mark (the newest start pruned); how many wire
+   * rows went. As forgetMatches does on PostgreSQL.
    */
-  private forgetter(reason: PruneReason, at: number): (id: string) => void {
+  private forgetter(reason: PruneReason, at: number): (id: string) => number {
     const row = this.db.prepare('SELECT game, keep, tournament_id, started_at FROM matches WHERE id = ?');
+    const wire = this.db.prepare('DELETE FROM wire WHERE match_id = ?');
     const del = this.db.prepare('DELETE FROM matches WHERE id = ?');
     const note = this.db.prepare(
       `INSERT INTO pruned (id, game, keep, tournament_id, started_at, pruned_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -1015,10 +1014,12 @@ export class RecordStore implements Records {
     );
     return (id) => {
       const r = row.get(id) as { game: string; keep: string; tournament_id: string | null; started_at: number } | undefined;
-      if (!r) return;
+      const wireRows = wire.run(id).changes;
+      if (!r) return wireRows;
       if (r.keep === 'house') mark.run(r.game, r.started_at, at, reason);
       else note.run(id, r.game, r.keep, r.tournament_id, r.started_at, at, reason);
       del.run(id);
+      return wireRows;
     };
   }
 
@@ -1035,7 +1036,8 @@ export class RecordStore implements Records {
     const own = this.db.prepare('SELECT pruned_at, reason, keep, tournament_id FROM pruned WHERE id = ?').get(id) as
       | { pruned_at: number; reason: string; keep: string; tournament_id: string | null }
       | undefined;
-    const game = /^([a-z0-9]+)-/.exec(id)?.[1];
+    // A house game's mark covers only an id that says its game and start (newMatchId).
+    const game = idStart(id)?.game;
     const mark = own || game === undefined ? undefined : (this.db.prepare('SELECT started_before, pruned_at, reason FROM pruned_house WHERE game = ?').get(game) as
       | { started_before: number; pruned_at: number; reason: string }
       | undefined);
@@ -1052,11 +1054,7 @@ export class RecordStore implements Records {
       if (!this.db.prepare('SELECT 1 FROM tournaments WHERE id = ?').get(id)) return null;
       const forget = this.forgetter('tournament deleted', at);
       const ids = (this.db.prepare("SELECT id FROM matches WHERE tournament_id = ? AND status <> 'running'").all(id) as { id: string }[]).map((r) => r.id);
-      const wire = this.db.prepare('DELETE FROM wire WHERE match_id = ?');
-      for (const m of ids) {
-        wire.run(m);
-        forget(m);
-      }
+      for (const m of ids) forget(m);
       this.db.prepare('DELETE FROM tournaments WHERE id = ?').run(id);
       return { records: ids.length };
     });
