@@ -54,8 +54,10 @@ export function startRetention(
   let stopped = false;
   const runNow = (): Promise<PruneResult | null> => {
     if (stopped) return Promise.resolve(null);
+    // One time for the cut-offs and the notes the pruned records leave.
+    const at = now();
     running ??= store
-      .prune({ ...retentionPrune(settings, now()), reason: 'retention', now: now() })
+      .prune({ ...retentionPrune(settings, at), reason: 'retention', now: at })
       .then((r) => {
         if (r.matches > 0 || r.wireRows > 0)
           log.info({ matches: r.matches, wireRows: r.wireRows, mbBefore: mb(r.bytesBefore), mbAfter: mb(r.bytesAfter) }, 'records pruned');

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { Settings } from '../config.js';
 import { UsageError } from '../core/errors.js';
 import type { Records } from '../core/record-backend.js';
-import { ArchiveError, importArchive, inspectArchive, writeArchiveFile } from './archive.js';
+import { ArchiveError, importArchive, writeArchiveFile } from './archive.js';
 
 /**
  * `tournament archive | delete | import` (issue 37): a tournament's records are kept by every
@@ -87,9 +87,11 @@ export function registerArchiveCommands(
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       if (!existsSync(file)) throw new UsageError(`no file ${file}`);
       try {
-        const head = await inspectArchive(file);
-        const r = await o.withStore(cmd, 'write', (store) => importArchive(store, file));
-        process.stdout.write(`imported ${r.id} (${head.tournament.name}): ${r.matches} matches, ${r.records} records\n`);
+        const { r, name } = await o.withStore(cmd, 'write', async (store) => {
+          const r = await importArchive(store, file);
+          return { r, name: (await store.getTournament(r.id))?.name ?? '' };
+        });
+        process.stdout.write(`imported ${r.id} (${name}): ${r.matches} matches, ${r.records} records\n`);
       } catch (err) {
         if (err instanceof ArchiveError) throw new UsageError(err.message);
         throw err;

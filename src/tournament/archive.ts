@@ -135,7 +135,7 @@ async function* readLines(file: string): AsyncGenerator<Line> {
 }
 
 /** The tournament an archive holds and its counts, without importing it (read through once). */
-export async function inspectArchive(file: string): Promise<{ tournament: TournamentRecord; matches: number; records: number }> {
+async function inspectArchive(file: string): Promise<{ tournament: TournamentRecord; matches: number; records: number }> {
   let tournament: TournamentRecord | null = null;
   let matches = 0;
   let records = 0;
